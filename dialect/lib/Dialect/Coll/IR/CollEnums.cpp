@@ -1,0 +1,245 @@
+//===- CollEnums.cpp - layout algebra, types, targets, policy ---*- C++ -*-===//
+//
+// The tables every layer agrees on: which transforms are collectives, which
+// element types and targets collc supports, which policy keys exist.
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/Dialect/Coll/IR/CollEnums.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include "collc/Dialect/Coll/IR/CollEnums.cpp.inc"
+
+using namespace mlir;
+
+namespace collc::coll {
+
+bool isVariable(Layout layout) {
+  return layout == Layout::packed_v || layout == Layout::scattered_v ||
+         layout == Layout::transposed_v;
+}
+
+Layout fixedLayout(Layout layout) {
+  switch (layout) {
+  case Layout::packed_v:
+    return Layout::packed;
+  case Layout::scattered_v:
+    return Layout::scattered;
+  case Layout::transposed_v:
+    return Layout::transposed;
+  default:
+    return layout;
+  }
+}
+
+namespace {
+struct LegalTransform {
+  ConsumeOp consume;
+  Layout input, output;
+  llvm::ArrayRef<Root> roots;
+};
+} // namespace
+
+static const Root kNoneOrConsumer[] = {Root::none, Root::consumer};
+static const Root kProducer[] = {Root::producer};
+static const Root kNone[] = {Root::none};
+
+// Purlin 3.1 and appendix A.1, plus the one-shot forms (every rank reads
+// every peer's whole buffer) that the latency regime wants.
+static const LegalTransform kLegalTransforms[] = {
+    // AllGather / Gather.
+    {ConsumeOp::copy, Layout::packed, Layout::scattered, kNoneOrConsumer},
+    // Scatter.
+    {ConsumeOp::copy, Layout::scattered, Layout::packed, kProducer},
+    // AllToAll.
+    {ConsumeOp::copy, Layout::scattered, Layout::transposed, kNone},
+    // One-shot Broadcast.
+    {ConsumeOp::copy, Layout::packed, Layout::packed, kProducer},
+    // ReduceScatter.
+    {ConsumeOp::reduce, Layout::scattered, Layout::packed, kNone},
+    // One-shot AllReduce / one-shot Reduce.
+    {ConsumeOp::reduce, Layout::packed, Layout::packed, kNoneOrConsumer},
+};
+
+ArrayRef<Root> legalRoots(ConsumeOp consume, Layout input, Layout output) {
+  input = fixedLayout(input);
+  output = fixedLayout(output);
+  for (const LegalTransform &t : kLegalTransforms)
+    if (t.consume == consume && t.input == input && t.output == output)
+      return t.roots;
+  return {};
+}
+
+std::string legalPairsText(ConsumeOp consume) {
+  std::string text;
+  for (const LegalTransform &t : kLegalTransforms) {
+    if (t.consume != consume)
+      continue;
+    if (!text.empty())
+      text += ", ";
+    text += (stringifyLayout(t.input) + " -> " + stringifyLayout(t.output)).str();
+  }
+  return text;
+}
+
+bool isSupportedElementType(Type type) {
+  return type.isBF16() || type.isF16() || type.isF32() ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+std::string elementTypeSpelling(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return "f8e4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "f8e5m2";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+Type parseElementTypeSpelling(MLIRContext *ctx, StringRef name) {
+  return llvm::StringSwitch<Type>(name)
+      .Case("bf16", BFloat16Type::get(ctx))
+      .Case("f16", Float16Type::get(ctx))
+      .Case("f32", Float32Type::get(ctx))
+      .Case("f8e4m3", Float8E4M3FNType::get(ctx))
+      .Case("f8e5m2", Float8E5M2Type::get(ctx))
+      .Default(Type());
+}
+
+StringRef supportedElementTypesText() {
+  return "bf16, f16, f32, f8e4m3, f8e5m2";
+}
+
+// What NVRTC 13 can target and collc has a datapath for. The `a` variants
+// (arch-specific features such as wgmma/setmaxnreg) exist from sm_90; the
+// `f` (family) variants from sm_100.
+static const char *const kTargets[] = {
+    "sm_75",  "sm_80",   "sm_86",   "sm_87",   "sm_89",   "sm_90",
+    "sm_90a", "sm_100",  "sm_100a", "sm_100f", "sm_103",  "sm_103a",
+    "sm_103f", "sm_120", "sm_120a", "sm_120f"};
+
+bool isSupportedTarget(StringRef target) {
+  return llvm::is_contained(kTargets, target);
+}
+
+StringRef supportedTargetsText() {
+  static const std::string text = [] {
+    std::string s;
+    for (const char *t : kTargets) {
+      if (!s.empty())
+        s += ", ";
+      s += t;
+    }
+    return s;
+  }();
+  return text;
+}
+
+namespace {
+enum class PolicyKind { PositiveInt, NonNegativeInt, PowerOfTwo, Choice };
+struct PolicyKey {
+  const char *name;
+  PolicyKind kind;
+  int64_t max;                  // For integers: the inclusive upper bound.
+  const char *const *choices;   // For choices: null-terminated list.
+  const char *doc;
+};
+} // namespace
+
+static const char *const kProtocolChoices[] = {"auto", "ll", "flag",
+                                               "sentinel", nullptr};
+static const char *const kPathChoices[] = {"auto", "one_hop", "two_hop",
+                                           nullptr};
+static const char *const kDirectionChoices[] = {"auto", "pull", "push",
+                                                nullptr};
+
+static const PolicyKey kPolicyKeys[] = {
+    {"ctas", PolicyKind::PositiveInt, 1024, nullptr,
+     "CTA budget per kernel"},
+    {"chunk_bytes", PolicyKind::PowerOfTwo, int64_t(1) << 30, nullptr,
+     "bytes per SNAC chunk"},
+    {"pipeline_stages", PolicyKind::PositiveInt, 16, nullptr,
+     "Atom pipeline depth"},
+    {"ll_max_bytes", PolicyKind::NonNegativeInt, int64_t(1) << 30, nullptr,
+     "largest message sent with LL packets"},
+    {"one_hop_max_bytes", PolicyKind::NonNegativeInt, int64_t(1) << 40,
+     nullptr, "largest message sent on the one-hop path"},
+    {"protocol", PolicyKind::Choice, 0, kProtocolChoices,
+     "readiness encoding"},
+    {"path", PolicyKind::Choice, 0, kPathChoices, "one-hop or two-hop"},
+    {"direction", PolicyKind::Choice, 0, kDirectionChoices, "pull or push"},
+};
+
+static const PolicyKey *findPolicyKey(StringRef key) {
+  for (const PolicyKey &k : kPolicyKeys)
+    if (key == k.name)
+      return &k;
+  return nullptr;
+}
+
+bool isKnownPolicyKey(StringRef key) { return findPolicyKey(key); }
+
+StringRef knownPolicyKeysText() {
+  static const std::string text = [] {
+    std::string s;
+    for (const PolicyKey &k : kPolicyKeys) {
+      if (!s.empty())
+        s += ", ";
+      s += k.name;
+    }
+    return s;
+  }();
+  return text;
+}
+
+static std::string choicesText(const char *const *choices) {
+  std::string s;
+  for (; *choices; ++choices) {
+    if (!s.empty())
+      s += ", ";
+    s += *choices;
+  }
+  return s;
+}
+
+std::optional<std::string> checkPolicyEntry(StringRef key, Attribute value) {
+  const PolicyKey *found = findPolicyKey(key);
+  if (!found)
+    return ("unknown policy key '" + key + "'; known keys: " +
+            knownPolicyKeysText())
+        .str();
+  const PolicyKey &k = *found;
+  if (k.kind == PolicyKind::Choice) {
+    auto str = dyn_cast<StringAttr>(value);
+    bool ok = false;
+    if (str)
+      for (const char *const *c = k.choices; *c; ++c)
+        ok |= str.getValue() == *c;
+    if (ok)
+      return std::nullopt;
+    return ("policy '" + key + "' expects one of " + choicesText(k.choices))
+        .str();
+  }
+  auto integer = dyn_cast<IntegerAttr>(value);
+  if (!integer)
+    return ("policy '" + key + "' expects an integer").str();
+  int64_t v = integer.getInt();
+  int64_t min = k.kind == PolicyKind::NonNegativeInt ? 0 : 1;
+  if (v < min || v > k.max)
+    return ("policy '" + key + "' must be in [" + Twine(min) + ", " +
+            Twine(k.max) + "], got " + Twine(v))
+        .str();
+  if (k.kind == PolicyKind::PowerOfTwo && !llvm::isPowerOf2_64(v))
+    return ("policy '" + key + "' must be a power of two, got " + Twine(v))
+        .str();
+  return std::nullopt;
+}
+
+} // namespace collc::coll

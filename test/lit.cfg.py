@@ -1,0 +1,33 @@
+# -*- Python -*-
+# lit configuration for collc: spec, dialect, tool and unit tests.
+
+import os
+
+import lit.formats
+import lit.util
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "collc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".coll", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.collc_obj_root, "test")
+
+# Make FileCheck variables local to a CHECK-LABEL block unless prefixed with $.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%collc_src_root", config.collc_src_root))
+config.substitutions.append(("%spec_dir", config.collc_spec_dir))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = [
+    ToolSubst("collc", unresolved="fatal"),
+    ToolSubst("collc-opt", unresolved="fatal"),
+    ToolSubst("collc-unit-tests", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, [config.collc_tools_dir, config.llvm_tools_dir])
