@@ -264,6 +264,7 @@ private:
   std::vector<CollectiveDecl> decls;
   llvm::StringMap<size_t> declIndex;
   llvm::StringMap<SmallVector<ResolvedTransform, 2>> resolved;
+  llvm::StringSet<> failedNames;
 };
 
 } // namespace
@@ -680,6 +681,9 @@ LogicalResult SpecParser::resolve(StringRef name,
     out.append(done->second.begin(), done->second.end());
     return success();
   }
+  // Already reported: one error per mistake, not one per reference.
+  if (failedNames.contains(name))
+    return failure();
   const CollectiveDecl &decl = decls[declIndex.lookup(name)];
   stack.push_back(name);
   SmallVector<ResolvedTransform, 2> mine;
@@ -702,6 +706,7 @@ LogicalResult SpecParser::resolve(StringRef name,
       }
       if (!best.empty())
         diag << "; did you mean '" << best << "'?";
+      failedNames.insert(name);
       return failure();
     }
     if (llvm::is_contained(stack, term.name)) {
@@ -712,11 +717,14 @@ LogicalResult SpecParser::resolve(StringRef name,
       path += term.name.str();
       emitError(term.loc) << "collective '" << decl.name
                           << "' is defined in terms of itself: " << path;
+      failedNames.insert(name);
       return failure();
     }
     SmallVector<ResolvedTransform, 2> sub;
-    if (failed(resolve(term.name, stack, sub)))
+    if (failed(resolve(term.name, stack, sub))) {
+      failedNames.insert(name);
       return failure();
+    }
     // The transforms take this reference's location, so composition errors
     // point at the line that composes them.
     for (ResolvedTransform &t : sub) {
@@ -728,6 +736,7 @@ LogicalResult SpecParser::resolve(StringRef name,
   }
   stack.pop_back();
   if (mine.size() > 2) {
+    failedNames.insert(name);
     emitError(decl.terms.back().loc)
         << "collective '" << decl.name << "' composes " << mine.size()
         << " transforms; a collective is one transform or a composition of "

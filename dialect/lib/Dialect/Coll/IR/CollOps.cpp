@@ -16,6 +16,79 @@
 using namespace mlir;
 using namespace collc::coll;
 
+//===----------------------------------------------------------------------===//
+// Custom directive: the transform signature as bare keywords
+//===----------------------------------------------------------------------===//
+
+/// Parses one keyword of enum `E` with `symbolize`, naming the choices.
+template <typename E>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, E &value,
+                                    std::optional<E> (*symbolize)(StringRef),
+                                    StringRef choices) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (failed(parser.parseOptionalKeyword(&keyword)))
+    return parser.emitError(loc) << "expected " << choices;
+  std::optional<E> parsed = symbolize(keyword);
+  if (!parsed)
+    return parser.emitError(loc) << "expected " << choices << ", got '"
+                                 << keyword << "'";
+  value = *parsed;
+  return success();
+}
+
+static constexpr StringLiteral kLayoutChoices =
+    "'packed', 'scattered', 'transposed', 'packed_v', 'scattered_v' or "
+    "'transposed_v'";
+
+static ParseResult parseTransformSignature(OpAsmParser &parser,
+                                           ConsumeOpAttr &consume,
+                                           ReductionAttr &reduction,
+                                           LayoutAttr &input,
+                                           LayoutAttr &output, RootAttr &root) {
+  MLIRContext *ctx = parser.getContext();
+  ConsumeOp c = ConsumeOp::copy;
+  if (parseEnumKeyword(parser, c, symbolizeConsumeOp, "'copy' or 'reduce'"))
+    return failure();
+  consume = ConsumeOpAttr::get(ctx, c);
+  if (succeeded(parser.parseOptionalLess())) {
+    Reduction r = Reduction::sum;
+    if (parseEnumKeyword(parser, r, symbolizeReduction,
+                         "'sum', 'max', 'min' or 'avg'") ||
+        parser.parseGreater())
+      return failure();
+    reduction = ReductionAttr::get(ctx, r);
+  }
+  Layout in = Layout::packed, out = Layout::packed;
+  if (parseEnumKeyword(parser, in, symbolizeLayout, kLayoutChoices) ||
+      parser.parseArrow() ||
+      parseEnumKeyword(parser, out, symbolizeLayout, kLayoutChoices))
+    return failure();
+  input = LayoutAttr::get(ctx, in);
+  output = LayoutAttr::get(ctx, out);
+  if (succeeded(parser.parseOptionalKeyword("root"))) {
+    Root r = Root::none;
+    if (parseEnumKeyword(parser, r, symbolizeRoot,
+                         "'none', 'producer' or 'consumer'"))
+      return failure();
+    root = RootAttr::get(ctx, r);
+  }
+  return success();
+}
+
+static void printTransformSignature(OpAsmPrinter &printer, Operation *,
+                                    ConsumeOpAttr consume,
+                                    ReductionAttr reduction, LayoutAttr input,
+                                    LayoutAttr output, RootAttr root) {
+  printer << stringifyConsumeOp(consume.getValue());
+  if (reduction)
+    printer << "<" << stringifyReduction(reduction.getValue()) << ">";
+  printer << " " << stringifyLayout(input.getValue()) << " -> "
+          << stringifyLayout(output.getValue());
+  if (root)
+    printer << " root " << stringifyRoot(root.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "collc/Dialect/Coll/IR/CollOps.cpp.inc"
 

@@ -84,8 +84,9 @@ def Coll_TransformOp : Coll_Op<"transform", [HasParent<"CollectiveOp">]> {
                        Coll_LayoutAttr:$output,
                        OptionalAttr<Coll_RootAttr>:$root,
                        OptionalAttr<FlatSymbolRefAttr>:$origin);
+  // `reduce<sum> scattered -> packed root consumer`, as in the spec language.
   let assemblyFormat = [{
-    $consume (`<` $reduction^ `>`)? $input `->` $output (`root` $root^)?
+    custom<TransformSignature>($consume, $reduction, $input, $output, $root)
     attr-dict
   }];
   let hasVerifier = 1;
