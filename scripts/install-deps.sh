@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the full build needs (Debian 12): LLVM/MLIR 22, fmt,
+# nlohmann/json, GoogleTest, CMake, Ninja. CUDA 13 is expected at
+# /usr/local/cuda. Skips apt entirely when everything is already there.
+set -euo pipefail
+
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
+          nlohmann-json3-dev libgtest-dev ninja-build cmake g++ python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ ! -f /usr/local/cuda/include/nvrtc.h ]; then
+  echo "install-deps: CUDA 13 toolkit not found at /usr/local/cuda (nvrtc.h missing)" >&2
+  exit 1
+fi
