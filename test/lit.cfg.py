@@ -21,6 +21,9 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%collc_src_root", config.collc_src_root))
 config.substitutions.append(("%spec_dir", config.collc_spec_dir))
+# The toolkit's stub libcuda, linked as libcuda.so.1 by test/unit/runtime.
+config.substitutions.append(
+    ("%stub_driver_dir", os.path.join(config.collc_obj_root, "test", "unit", "runtime", "stub-driver")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -29,5 +32,7 @@ tools = [
     ToolSubst("collc", unresolved="fatal"),
     ToolSubst("collc-opt", unresolved="fatal"),
     ToolSubst("collc-unit-tests", unresolved="fatal"),
+    ToolSubst("collc-runtime-unittests", unresolved="fatal"),
+    ToolSubst("collc-runtime-stub-driver-test", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.collc_tools_dir, config.llvm_tools_dir])
