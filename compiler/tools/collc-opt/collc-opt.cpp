@@ -7,13 +7,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/Dialect/Coll/IR/CollDialect.h"
+#include "collc/Dialect/Coll/Transforms/Passes.h"
+#include "collc/Dialect/Snac/IR/SnacDialect.h"
+#include "collc/Dialect/Snac/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<collc::coll::CollDialect>();
+  registry.insert<collc::coll::CollDialect, collc::snac::SnacDialect,
+                  mlir::arith::ArithDialect, mlir::scf::SCFDialect>();
+  collc::coll::registerCollPasses();
+  collc::snac::registerSnacPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "collc optimizer driver\n", registry));
 }

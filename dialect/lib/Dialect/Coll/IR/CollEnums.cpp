@@ -167,6 +167,8 @@ static const PolicyKey kPolicyKeys[] = {
      "bytes per SNAC chunk"},
     {"pipeline_stages", PolicyKind::PositiveInt, 16, nullptr,
      "Atom pipeline depth"},
+    {"staging_slots", PolicyKind::NonNegativeInt, 1 << 20, nullptr,
+     "chunk slots per staging partition (0: one per chunk)"},
     {"ll_max_bytes", PolicyKind::NonNegativeInt, int64_t(1) << 30, nullptr,
      "largest message sent with LL packets"},
     {"one_hop_max_bytes", PolicyKind::NonNegativeInt, int64_t(1) << 40,

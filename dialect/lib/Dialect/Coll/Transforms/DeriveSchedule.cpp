@@ -1,0 +1,378 @@
+//===- DeriveSchedule.cpp - coll -> snac: derive SNAC -----------*- C++ -*-===//
+//
+// Derives the orchestration of each collective from its layouts, consume op
+// and root role (Purlin 3.2, listing 2, algorithm 1). Every decision below is
+// keyed on those attributes; nothing looks at a collective's name.
+//
+// Shape of a derived schedule (one transform, or F then G):
+//
+//   @stage    producers of F: input -> staging, chunk by chunk; publish
+//             `staged` to the partition's consumers; before reusing a
+//             staging slot, await `stage_free` from those consumers.
+//   @<F op>   consumers of F: await `staged`, copy/reduce from the peers'
+//             staging into the output (or, composed, into the intermediate),
+//             release the staging slot with `stage_free`.
+//   @<G op>   consumers of G (composition only): await `produced` on F's
+//             result, consume it in place from the peers' intermediate,
+//             release it with `inter_free`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/Dialect/Coll/IR/CollOps.h"
+#include "collc/Dialect/Coll/Transforms/Passes.h"
+#include "collc/Dialect/Snac/IR/SnacOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace collc::coll {
+#define GEN_PASS_DEF_COLLDERIVESCHEDULE
+#include "collc/Dialect/Coll/Transforms/Passes.h.inc"
+} // namespace collc::coll
+
+using namespace mlir;
+using namespace collc;
+using namespace collc::coll;
+
+namespace {
+
+/// Policy defaults; a spec overrides them per file or per collective.
+constexpr int64_t kDefaultChunkBytes = 64 * 1024;
+constexpr int64_t kDefaultStagingSlots = 0;
+constexpr int64_t kDefaultCtas = 16;
+
+/// One policy value: the collective's, else the file's, else the default.
+static int64_t policyInt(CollectiveOp op, StringRef key, int64_t fallback) {
+  if (DictionaryAttr policy = op.getPolicyAttr())
+    if (auto v = policy.getAs<IntegerAttr>(key))
+      return v.getInt();
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto policy =
+          module->getAttrOfType<DictionaryAttr>(CollDialect::kPolicyAttrName))
+    if (auto v = policy.getAs<IntegerAttr>(key))
+      return v.getInt();
+  return fallback;
+}
+
+static StringRef policyString(CollectiveOp op, StringRef key,
+                              StringRef fallback) {
+  if (DictionaryAttr policy = op.getPolicyAttr())
+    if (auto v = policy.getAs<StringAttr>(key))
+      return v.getValue();
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto policy =
+          module->getAttrOfType<DictionaryAttr>(CollDialect::kPolicyAttrName))
+    if (auto v = policy.getAs<StringAttr>(key))
+      return v.getValue();
+  return fallback;
+}
+
+static snac::Reduction toSnac(Reduction r) {
+  switch (r) {
+  case Reduction::sum:
+    return snac::Reduction::sum;
+  case Reduction::max:
+    return snac::Reduction::max;
+  case Reduction::min:
+    return snac::Reduction::min;
+  case Reduction::avg:
+    return snac::Reduction::avg;
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+/// Builds the schedule of one collective.
+class ScheduleBuilder {
+public:
+  ScheduleBuilder(CollectiveOp collective, OpBuilder &builder)
+      : collective(collective), transforms(collective.getTransforms()),
+        b(builder), ctx(builder.getContext()) {}
+
+  void build();
+
+private:
+  // Role-body context: the block arguments of the role being built.
+  struct RoleArgs {
+    Value rank, n, root, zero, one;
+  };
+
+  /// The ranks a set of peers is given by in notify/await: one rank, or all
+  /// (a null value).
+  Value producersOf(TransformOp t, const RoleArgs &a) {
+    return t.getRootRole() == Root::producer ? a.root : Value();
+  }
+  Value consumersOf(TransformOp t, const RoleArgs &a) {
+    return t.getRootRole() == Root::consumer ? a.root : Value();
+  }
+  /// Who consumes partition `part` of a buffer laid out as the input of
+  /// `t`: every consumer for a packed input, rank `part` for a scattered one.
+  Value consumersOfPartition(TransformOp t, Value part, const RoleArgs &a) {
+    if (fixedLayout(t.getInput()) == Layout::packed)
+      return consumersOf(t, a);
+    return part;
+  }
+
+  snac::RoleOp createRole(StringRef name, snac::Participants participants,
+                          int64_t ctas, int64_t part, RoleArgs &args);
+  /// Emits `for %i = 0 to %ub { body(%i) }` (or body(0) when `single`).
+  void forRange(Location loc, Value ub, const RoleArgs &a,
+                function_ref<void(Value)> body);
+  void forRanks(Location loc, Value single, const RoleArgs &a,
+                function_ref<void(Value)> body);
+
+  void buildStageRole();
+  void buildConsumeRole(unsigned index, StringRef name, int64_t ctas);
+
+  Location locOf(unsigned index) { return transforms[index].getLoc(); }
+  FlatSymbolRefAttr sym(StringRef name) {
+    return FlatSymbolRefAttr::get(ctx, name);
+  }
+
+  CollectiveOp collective;
+  SmallVector<TransformOp, 2> transforms;
+  OpBuilder &b;
+  MLIRContext *ctx;
+  snac::Encoding readyEncoding = snac::Encoding::flag;
+  int64_t stageCtas = 1;
+};
+
+} // namespace
+
+snac::RoleOp ScheduleBuilder::createRole(StringRef name,
+                                         snac::Participants participants,
+                                         int64_t ctas, int64_t part,
+                                         RoleArgs &args) {
+  Location loc = locOf(part);
+  auto role = snac::RoleOp::create(
+      b, loc, b.getStringAttr(name),
+      snac::ParticipantsAttr::get(ctx, participants), b.getI64IntegerAttr(ctas),
+      b.getI64IntegerAttr(part));
+  Block &body = role.getBody().emplaceBlock();
+  Type index = b.getIndexType();
+  args.rank = body.addArgument(index, loc);
+  args.n = body.addArgument(index, loc);
+  args.root = body.addArgument(index, loc);
+  b.setInsertionPointToStart(&body);
+  args.zero = arith::ConstantIndexOp::create(b, loc, 0);
+  args.one = arith::ConstantIndexOp::create(b, loc, 1);
+  return role;
+}
+
+void ScheduleBuilder::forRange(Location loc, Value ub, const RoleArgs &a,
+                               function_ref<void(Value)> body) {
+  auto loop = scf::ForOp::create(b, loc, a.zero, ub, a.one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  body(loop.getInductionVar());
+}
+
+void ScheduleBuilder::forRanks(Location loc, Value single, const RoleArgs &a,
+                               function_ref<void(Value)> body) {
+  if (single)
+    return body(single);
+  forRange(loc, a.n, a, body);
+}
+
+void ScheduleBuilder::buildStageRole() {
+  TransformOp first = transforms.front();
+  Location loc = locOf(0);
+  bool rootOnly = first.getRootRole() == Root::producer;
+  RoleArgs a;
+  OpBuilder::InsertionGuard guard(b);
+  createRole("stage",
+             rootOnly ? snac::Participants::root : snac::Participants::all,
+             stageCtas, 0, a);
+  // One partition for a packed input; n, one per destination, for scattered.
+  auto stagePartition = [&](Value k) {
+    Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(), sym("input"), a.rank, k);
+    Value consumers = consumersOfPartition(first, k, a);
+    forRange(loc, chunks, a, [&](Value c) {
+      Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym("staging"), c);
+      snac::AwaitOp::create(b, loc, sym("stage_free"), ValueRange{k, slot},
+                            consumers);
+      snac::CopyOp::create(b, loc, sym("input"), a.rank, k, c, sym("staging"),
+                           a.rank, k, c);
+      snac::NotifyOp::create(b, loc, sym("staged"), ValueRange{k, c},
+                             consumers);
+    });
+  };
+  if (fixedLayout(first.getInput()) == Layout::packed)
+    stagePartition(a.zero);
+  else
+    forRange(loc, a.n, a, stagePartition);
+}
+
+void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
+                                       int64_t ctas) {
+  TransformOp t = transforms[index];
+  Location loc = locOf(index);
+  bool last = index + 1 == transforms.size();
+  // What this role reads, and the events that guard it.
+  StringRef src = index == 0 ? "staging" : "inter";
+  StringRef srcReady = index == 0 ? "staged" : "produced";
+  StringRef srcFree = index == 0 ? "stage_free" : "inter_free";
+  StringRef dst = last ? "output" : "inter";
+
+  RoleArgs a;
+  OpBuilder::InsertionGuard guard(b);
+  createRole(name,
+             t.getRootRole() == Root::consumer ? snac::Participants::root
+                                               : snac::Participants::all,
+             ctas, index, a);
+
+  // The partition of each producer's buffer meant for this rank.
+  Value q = fixedLayout(t.getInput()) == Layout::packed ? a.zero : a.rank;
+
+  // Writes chunk `c` of partition `j` of the destination: in a composition
+  // the destination is the next transform's input, reused across calls, so
+  // wait until its consumers released it, and publish it to them after.
+  TransformOp next = last ? TransformOp() : transforms[index + 1];
+  auto guardedWrite = [&](Value j, Value c, function_ref<void()> write) {
+    Value nextConsumers = last ? Value() : consumersOfPartition(next, j, a);
+    if (!last)
+      snac::AwaitOp::create(b, loc, sym("inter_free"), ValueRange{j, c},
+                            nextConsumers);
+    write();
+    if (!last)
+      snac::NotifyOp::create(b, loc, sym("produced"), ValueRange{j, c},
+                             nextConsumers);
+  };
+
+  if (fixedLayout(t.getOutput()) == Layout::packed) {
+    // Packed output: one destination partition, fed by the partition q of
+    // every producer (reduce) or of the root producer (copy).
+    Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(), sym(dst), a.rank, a.zero);
+    forRange(loc, chunks, a, [&](Value c) {
+      Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym(src), c);
+      if (t.getConsume() == ConsumeOp::reduce) {
+        snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c},
+                              Value());
+        guardedWrite(a.zero, c, [&] {
+          snac::ReduceOp::create(
+              b, loc, snac::ReductionAttr::get(ctx, toSnac(*t.getReduction())),
+              sym(src), q, c, sym(dst), a.rank, a.zero, c);
+        });
+        snac::NotifyOp::create(b, loc, sym(srcFree), ValueRange{q, slot},
+                               Value());
+      } else {
+        Value producer = producersOf(t, a);
+        snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c},
+                              producer);
+        guardedWrite(a.zero, c, [&] {
+          snac::CopyOp::create(b, loc, sym(src), producer, q, c, sym(dst),
+                               a.rank, a.zero, c);
+        });
+        snac::NotifyOp::create(b, loc, sym(srcFree), ValueRange{q, slot},
+                               producer);
+      }
+    });
+    return;
+  }
+
+  // Scattered or transposed output: producer p's partition q lands in
+  // partition p, in rank order.
+  assert(t.getConsume() == ConsumeOp::copy && "verifier admits only copy");
+  forRanks(loc, producersOf(t, a), a, [&](Value p) {
+    Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(), sym(dst), a.rank, p);
+    forRange(loc, chunks, a, [&](Value c) {
+      Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym(src), c);
+      snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c}, p);
+      guardedWrite(p, c, [&] {
+        snac::CopyOp::create(b, loc, sym(src), p, q, c, sym(dst), a.rank, p,
+                             c);
+      });
+      snac::NotifyOp::create(b, loc, sym(srcFree), ValueRange{q, slot}, p);
+    });
+  });
+}
+
+void ScheduleBuilder::build() {
+  Location loc = collective.getLoc();
+  int64_t chunkBytes = policyInt(collective, "chunk_bytes", kDefaultChunkBytes);
+  int64_t slots = policyInt(collective, "staging_slots", kDefaultStagingSlots);
+  int64_t budget = policyInt(collective, "ctas", kDefaultCtas);
+  StringRef protocol = policyString(collective, "protocol", "auto");
+  if (protocol == "ll")
+    readyEncoding = snac::Encoding::ll;
+  else if (protocol == "sentinel")
+    readyEncoding = snac::Encoding::sentinel;
+
+  // The CTA budget, split evenly between the role groups (at least one each).
+  int64_t roles = 1 + transforms.size();
+  int64_t share = std::max<int64_t>(1, budget / roles);
+  stageCtas = share;
+
+  auto schedule = snac::ScheduleOp::create(
+      b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
+      b.getI64IntegerAttr(chunkBytes), b.getI64IntegerAttr(slots));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&schedule.getBody().emplaceBlock());
+
+  auto buffer = [&](StringRef name, snac::BufferKind kind,
+                    snac::GeometrySide side, int64_t part) {
+    snac::BufferOp::create(b, loc, b.getStringAttr(name),
+                           snac::BufferKindAttr::get(ctx, kind),
+                           snac::GeometrySideAttr::get(ctx, side),
+                           b.getI64IntegerAttr(part));
+  };
+  auto event = [&](StringRef name, snac::EventKind kind) {
+    snac::Encoding encoding = kind == snac::EventKind::ready
+                                  ? readyEncoding
+                                  : snac::Encoding::flag;
+    snac::EventOp::create(b, loc, b.getStringAttr(name),
+                          snac::EventKindAttr::get(ctx, kind),
+                          snac::EncodingAttr::get(ctx, encoding));
+  };
+  int64_t lastPart = transforms.size() - 1;
+  buffer("input", snac::BufferKind::input, snac::GeometrySide::input_of, 0);
+  buffer("staging", snac::BufferKind::staging, snac::GeometrySide::input_of, 0);
+  if (transforms.size() == 2)
+    buffer("inter", snac::BufferKind::intermediate,
+           snac::GeometrySide::output_of, 0);
+  buffer("output", snac::BufferKind::output, snac::GeometrySide::output_of,
+         lastPart);
+  event("staged", snac::EventKind::ready);
+  event("stage_free", snac::EventKind::free);
+  if (transforms.size() == 2) {
+    event("produced", snac::EventKind::ready);
+    event("inter_free", snac::EventKind::free);
+  }
+
+  buildStageRole();
+  // Role names say what the group does; a second group of the same kind gets
+  // its transform index.
+  SmallVector<std::string, 2> names;
+  for (TransformOp t : transforms)
+    names.push_back(stringifyConsumeOp(t.getConsume()).str());
+  if (names.size() == 2 && names[0] == names[1])
+    names[0] += "0", names[1] += "1";
+  for (unsigned i = 0; i < transforms.size(); ++i) {
+    int64_t ctas = i + 1 == transforms.size()
+                       ? std::max<int64_t>(1, budget - share * i - stageCtas)
+                       : share;
+    buildConsumeRole(i, names[i], ctas);
+  }
+}
+
+namespace {
+struct CollDeriveSchedulePass
+    : public coll::impl::CollDeriveScheduleBase<CollDeriveSchedulePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Schedules already derived are left alone (the pass is idempotent).
+    llvm::DenseSet<StringAttr> done;
+    for (auto schedule : module.getOps<snac::ScheduleOp>())
+      done.insert(schedule.getCollectiveAttr().getAttr());
+    OpBuilder builder(module.getContext());
+    for (auto collective :
+         llvm::to_vector(module.getOps<CollectiveOp>())) {
+      if (done.contains(collective.getSymNameAttr()))
+        continue;
+      builder.setInsertionPointAfter(collective);
+      ScheduleBuilder(collective, builder).build();
+    }
+  }
+};
+} // namespace
