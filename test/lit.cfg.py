@@ -11,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "collc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".coll", ".test"]
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.collc_obj_root, "test")
 
@@ -32,6 +32,7 @@ tools = [
     ToolSubst("collc", unresolved="fatal"),
     ToolSubst("collc-opt", unresolved="fatal"),
     ToolSubst("collc-unit-tests", unresolved="fatal"),
+    ToolSubst("collc-sim-model-tests", unresolved="fatal"),
     ToolSubst("collc-runtime-unittests", unresolved="fatal"),
     ToolSubst("collc-runtime-stub-driver-test", unresolved="fatal"),
 ]

@@ -10,6 +10,7 @@
 #include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Dialect/Snac/Transforms/Passes.h"
+#include "collc/Interpreter/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
                   mlir::arith::ArithDialect, mlir::scf::SCFDialect>();
   collc::coll::registerCollPasses();
   collc::snac::registerSnacPasses();
+  collc::interp::registerInterpreterPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "collc optimizer driver\n", registry));
 }

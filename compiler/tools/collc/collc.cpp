@@ -9,6 +9,9 @@
 
 #include "collc/Dialect/Coll/IR/CollDialect.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
+#include "collc/Dialect/Coll/Transforms/Passes.h"
+#include "collc/Dialect/Snac/IR/SnacDialect.h"
+#include "collc/Interpreter/Passes.h"
 #include "collc/Spec/SpecParser.h"
 
 #include "mlir/IR/AsmState.h"
@@ -35,7 +38,7 @@ using namespace llvm;
 using namespace collc;
 
 namespace {
-enum class Emit { Coll };
+enum class Emit { Coll, Snac };
 enum class InputFormat { Auto, Spec, Mlir };
 
 cl::OptionCategory collcCategory("collc options");
@@ -48,8 +51,39 @@ cl::opt<std::string> outputFilename("o", cl::desc("Output file ('-' is stdout)")
                                     cl::cat(collcCategory));
 cl::opt<Emit> emitStage(
     "emit", cl::desc("Stage to print"), cl::init(Emit::Coll),
-    cl::values(clEnumValN(Emit::Coll, "coll", "coll dialect (semantics)")),
+    cl::values(clEnumValN(Emit::Coll, "coll", "coll dialect (semantics)"),
+               clEnumValN(Emit::Snac, "snac",
+                          "coll plus the derived snac schedules "
+                          "(orchestration)")),
     cl::cat(collcCategory));
+
+cl::OptionCategory simCategory(
+    "collc --simulate options (reference interpreter)");
+cl::opt<bool> simulate(
+    "simulate",
+    cl::desc("Derive the schedules and run each in the reference interpreter "
+             "for every world size, partition shape and seed; print one line "
+             "per collective"),
+    cl::init(false), cl::cat(simCategory));
+cl::list<int64_t> simRanks("sim-ranks",
+                           cl::desc("World sizes (default: 2,3,4,5,8)"),
+                           cl::CommaSeparated, cl::cat(simCategory));
+cl::list<std::string>
+    simShapes("sim-shapes",
+              cl::desc("Partition shapes: uniform, zipf, skew (default: all)"),
+              cl::CommaSeparated, cl::cat(simCategory));
+cl::opt<unsigned> simSeeds("sim-seeds", cl::desc("Seeds per world size and shape"),
+                           cl::init(3), cl::cat(simCategory));
+cl::opt<unsigned> simCalls("sim-calls", cl::desc("Back-to-back calls per run"),
+                           cl::init(3), cl::cat(simCategory));
+cl::opt<int64_t> simChunkBytes(
+    "sim-chunk-bytes",
+    cl::desc("Chunk size in the simulation (0: the schedule's policy)"),
+    cl::init(32), cl::cat(simCategory));
+cl::opt<int64_t> simStagingSlots(
+    "sim-staging-slots",
+    cl::desc("Staging slots (-1: the schedule's; -2: alternate it with 2)"),
+    cl::init(-2), cl::cat(simCategory));
 cl::list<std::string>
     targetList("target",
                cl::desc("GPU targets, overriding the spec's (e.g. sm_90)"),
@@ -130,12 +164,33 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
   OwningOpRef<ModuleOp> module = loadInput(sourceMgr, context);
   if (!module || failed(applyTargetOverride(*module)))
     return failure();
-  switch (emitStage) {
-  case Emit::Coll:
-    module->print(os);
-    os << "\n";
-    break;
+  if (simulate || emitStage == Emit::Snac) {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.addPass(coll::createCollDeriveSchedule());
+    if (simulate) {
+      interp::SnacSimulateOptions options;
+      options.ranks.assign(simRanks.begin(), simRanks.end());
+      if (options.ranks.empty())
+        options.ranks = {2, 3, 4, 5, 8};
+      options.shapes.assign(simShapes.begin(), simShapes.end());
+      if (options.shapes.empty())
+        options.shapes = {"uniform", "zipf", "skew"};
+      options.seeds = simSeeds;
+      options.calls = simCalls;
+      options.chunkBytes = simChunkBytes;
+      options.stagingSlots = simStagingSlots;
+      options.report = true;
+      pm.addPass(interp::createSnacSimulate(options));
+    }
+    if (failed(pm.run(*module)))
+      return failure();
+    if (simulate)
+      return success();
   }
+  module->print(os);
+  os << "\n";
   return success();
 }
 
@@ -171,14 +226,14 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "collc " << COLLC_VERSION_STRING << "\n";
   });
-  cl::HideUnrelatedOptions({&collcCategory, &getColorCategory()});
+  cl::HideUnrelatedOptions({&collcCategory, &simCategory, &getColorCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,
       "collc: compiles collective-communication specs (.coll) for GPUs in one "
       "NVLink domain\n");
 
   DialectRegistry registry;
-  registry.insert<coll::CollDialect>();
+  registry.insert<coll::CollDialect, snac::SnacDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics point into the spec; a generic dump of the op adds noise.

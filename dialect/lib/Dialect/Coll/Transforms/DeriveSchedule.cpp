@@ -113,6 +113,14 @@ private:
       return consumersOf(t, a);
     return part;
   }
+  /// How many ranks consume each use of that partition: the quota of the
+  /// `free` event guarding its reuse.
+  Value consumerCount(TransformOp t, const RoleArgs &a) {
+    if (fixedLayout(t.getInput()) == Layout::packed &&
+        t.getRootRole() != Root::consumer)
+      return a.n;
+    return a.one;
+  }
 
   snac::RoleOp createRole(StringRef name, snac::Participants participants,
                           int64_t ctas, int64_t part, RoleArgs &args);
@@ -191,7 +199,7 @@ void ScheduleBuilder::buildStageRole() {
     forRange(loc, chunks, a, [&](Value c) {
       Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym("staging"), c);
       snac::AwaitOp::create(b, loc, sym("stage_free"), ValueRange{k, slot},
-                            consumers);
+                            Value(), consumerCount(first, a));
       snac::CopyOp::create(b, loc, sym("input"), a.rank, k, c, sym("staging"),
                            a.rank, k, c);
       snac::NotifyOp::create(b, loc, sym("staged"), ValueRange{k, c},
@@ -233,7 +241,7 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
     Value nextConsumers = last ? Value() : consumersOfPartition(next, j, a);
     if (!last)
       snac::AwaitOp::create(b, loc, sym("inter_free"), ValueRange{j, c},
-                            nextConsumers);
+                            Value(), consumerCount(next, a));
     write();
     if (!last)
       snac::NotifyOp::create(b, loc, sym("produced"), ValueRange{j, c},
@@ -248,7 +256,7 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
       Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym(src), c);
       if (t.getConsume() == ConsumeOp::reduce) {
         snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c},
-                              Value());
+                              Value(), Value());
         guardedWrite(a.zero, c, [&] {
           snac::ReduceOp::create(
               b, loc, snac::ReductionAttr::get(ctx, toSnac(*t.getReduction())),
@@ -259,7 +267,7 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
       } else {
         Value producer = producersOf(t, a);
         snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c},
-                              producer);
+                              producer, Value());
         guardedWrite(a.zero, c, [&] {
           snac::CopyOp::create(b, loc, sym(src), producer, q, c, sym(dst),
                                a.rank, a.zero, c);
@@ -278,7 +286,8 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
     Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(), sym(dst), a.rank, p);
     forRange(loc, chunks, a, [&](Value c) {
       Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym(src), c);
-      snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c}, p);
+      snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c}, p,
+                            Value());
       guardedWrite(p, c, [&] {
         snac::CopyOp::create(b, loc, sym(src), p, q, c, sym(dst), a.rank, p,
                              c);

@@ -162,5 +162,17 @@ LogicalResult NotifyOp::verify() {
 LogicalResult AwaitOp::verify() {
   if (getKey().empty())
     return emitOpError() << "needs a key";
-  return lookupEvent(*this, getEventAttr());
+  FailureOr<EventOp> event = lookupEvent(*this, getEventAttr());
+  if (failed(event))
+    return failure();
+  if (event->getKind() == EventKind::free) {
+    if (getSource() || !getQuota())
+      return emitOpError() << "awaits the free event '" << getEvent()
+                           << "', which is counted from all ranks: write "
+                              "'from all quota %n'";
+  } else if (getQuota()) {
+    return emitOpError() << "takes no quota: '" << getEvent()
+                         << "' is a ready event";
+  }
+  return success();
 }

@@ -246,19 +246,30 @@ def Snac_NotifyOp : Snac_Op<"notify", [AttrSizedOperandSegments]> {
 }
 
 def Snac_AwaitOp : Snac_Op<"await", [AttrSizedOperandSegments]> {
-  let summary = "Acquire an event from a rank, or from every rank";
+  let summary = "Acquire an event (bounded wait)";
   let description = [{
-    Waits (bounded, acquire order) until `event` under `key` has been
-    published by rank `source`, or by every rank when no source is given.
+    For a `ready` event: waits (acquire order) until `event` under `key` has
+    been published by rank `source`, or by every rank when no source is
+    given; the u-th await of a key from a rank matches that rank's u-th
+    notify.
+
+    For a `free` event: the releases of a region are counted together,
+    whichever rank sends them (one counter per key, as on the GPU), and the
+    u-th await of a key waits until `(u - 1) * quota` releases arrived, i.e.
+    until each of the `quota` consumers of every earlier use released it.
+    Counting, rather than naming the releasing ranks, keeps reuse safe when
+    the consumer changes from call to call (a rooted collective's root).
 
     ```mlir
     snac.await @staged[%rank, %c] from all
+    snac.await @stage_free[%k, %s] from all quota %n
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$event, Variadic<Index>:$key,
-                       Optional<Index>:$source);
+                       Optional<Index>:$source, Optional<Index>:$quota);
   let assemblyFormat = [{
-    $event `[` $key `]` `from` custom<Peer>($source) attr-dict
+    $event `[` $key `]` `from` custom<Peer>($source) (`quota` $quota^)?
+    attr-dict
   }];
   let hasVerifier = 1;
 }

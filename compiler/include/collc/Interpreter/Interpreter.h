@@ -1,0 +1,83 @@
+//===- Interpreter.h - reference interpreter for snac -----------*- C++ -*-===//
+//
+// Executes a derived snac schedule for N simulated ranks on the CPU and proves
+// it right: every CTA role group of every rank is an agent, interleaved at
+// random (seeded); data moves with real element types; several calls run back
+// to back on the same buffers. It checks
+//   - every output against the collective's definition (collc/Sim/Model.h),
+//     bitwise, with poisoned outputs so an unwritten element fails;
+//   - every read against its readiness event: the read must be ordered after
+//     the write by a chain of notify -> await (vector clocks), and read data
+//     of the current call;
+//   - every write against earlier reads: a region is not rewritten before its
+//     readers released it;
+//   - progress: a state where no agent can move is a deadlock.
+// Each problem is reported as an error at the schedule op that caused it,
+// naming the rank, role, event and chunk.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_INTERPRETER_INTERPRETER_H
+#define COLLC_INTERPRETER_INTERPRETER_H
+
+#include "collc/Sim/Model.h"
+
+#include "mlir/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <string>
+
+namespace collc::snac {
+class ScheduleOp;
+} // namespace collc::snac
+
+namespace collc::interp {
+
+/// How agents are interleaved.
+enum class Strategy {
+  /// Any runnable agent, uniformly at random, one step at a time.
+  Uniform,
+  /// Run one agent until it blocks, then switch at random: producers race
+  /// far ahead of consumers (exposes early reuse).
+  RunToBlock,
+  /// Prefer the last role groups (consumers) and high ranks.
+  ConsumersFirst,
+};
+
+struct SimOptions {
+  int worldSize = 2;
+  sim::Shape shape = sim::Shape::Uniform;
+  sim::ElemType type = sim::ElemType::F32;
+  uint64_t seed = 1;
+  /// Back-to-back calls on the same buffers.
+  int calls = 3;
+  Strategy strategy = Strategy::Uniform;
+  /// Elements per partition (fixed collectives) or mean partition size (V);
+  /// negative: random per call, scaled to the world size.
+  int64_t count = -1;
+  /// Chunk size; 0 keeps the schedule's policy. Simulations use small chunks
+  /// so small buffers still take many chunks.
+  int64_t chunkBytes = 0;
+  /// Staging slots per partition; negative keeps the schedule's policy.
+  int64_t stagingSlots = -1;
+};
+
+struct SimStats {
+  uint64_t steps = 0;
+  uint64_t actions = 0;
+  uint64_t elements = 0;
+};
+
+/// Short description of a run, for messages: "ranks=4 shape=zipf type=bf16
+/// seed=2 strategy=run-to-block".
+std::string describe(const SimOptions &options);
+
+/// Simulates `schedule` (whose collective must be a sibling coll.collective).
+/// Emits an error at the offending op and fails on the first problem found.
+mlir::LogicalResult simulate(snac::ScheduleOp schedule,
+                             const SimOptions &options,
+                             SimStats *stats = nullptr);
+
+} // namespace collc::interp
+
+#endif // COLLC_INTERPRETER_INTERPRETER_H

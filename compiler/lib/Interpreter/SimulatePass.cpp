@@ -1,0 +1,106 @@
+//===- SimulatePass.cpp - run schedules in the interpreter ------*- C++ -*-===//
+
+#include "collc/Interpreter/Interpreter.h"
+#include "collc/Interpreter/Passes.h"
+
+#include "collc/Dialect/Coll/IR/CollOps.h"
+#include "collc/Dialect/Snac/IR/SnacOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace collc::interp {
+#define GEN_PASS_DEF_SNACSIMULATE
+#include "collc/Interpreter/Passes.h.inc"
+} // namespace collc::interp
+
+using namespace mlir;
+using namespace collc;
+using namespace collc::interp;
+
+namespace {
+
+std::optional<sim::ElemType> toElemType(Type type) {
+  std::string name = coll::elementTypeSpelling(type);
+  return llvm::StringSwitch<std::optional<sim::ElemType>>(name)
+      .Case("bf16", sim::ElemType::BF16)
+      .Case("f16", sim::ElemType::F16)
+      .Case("f32", sim::ElemType::F32)
+      .Case("f8e4m3", sim::ElemType::F8E4M3)
+      .Case("f8e5m2", sim::ElemType::F8E5M2)
+      .Default(std::nullopt);
+}
+
+struct SnacSimulatePass
+    : public collc::interp::impl::SnacSimulateBase<SnacSimulatePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<sim::Shape> shapeList;
+    for (const std::string &s : shapes) {
+      auto shape = llvm::StringSwitch<std::optional<sim::Shape>>(s)
+                       .Case("uniform", sim::Shape::Uniform)
+                       .Case("zipf", sim::Shape::Zipf)
+                       .Case("skew", sim::Shape::Skew)
+                       .Default(std::nullopt);
+      if (!shape) {
+        module.emitError() << "unknown partition shape '" << s
+                           << "'; expected uniform, zipf or skew";
+        return signalPassFailure();
+      }
+      shapeList.push_back(*shape);
+    }
+    if (shapeList.empty())
+      shapeList.push_back(sim::Shape::Uniform);
+    SmallVector<int64_t> worldSizes(ranks.begin(), ranks.end());
+    if (worldSizes.empty())
+      worldSizes.push_back(2);
+
+    for (auto schedule : module.getOps<snac::ScheduleOp>()) {
+      auto collective =
+          module.lookupSymbol<coll::CollectiveOp>(schedule.getCollective());
+      if (!collective) {
+        schedule.emitError() << "no coll.collective named @"
+                             << schedule.getCollective();
+        return signalPassFailure();
+      }
+      SmallVector<sim::ElemType> types;
+      for (Attribute t : collective.getElementTypes())
+        if (auto e = toElemType(cast<TypeAttr>(t).getValue()))
+          types.push_back(*e);
+      SimStats stats;
+      unsigned runs = 0;
+      for (auto [ni, n] : llvm::enumerate(worldSizes)) {
+        for (auto [si, shape] : llvm::enumerate(shapeList)) {
+          for (unsigned seed = 0; seed < seeds; ++seed) {
+            SimOptions o;
+            o.worldSize = n;
+            o.shape = shape;
+            o.type = types[(seed + si + ni) % types.size()];
+            o.seed = 1 + seed + 100 * si + 10000 * n;
+            o.calls = calls;
+            o.strategy = static_cast<Strategy>((seed + ni) % 3);
+            o.count = count;
+            o.chunkBytes = chunkBytes;
+            o.stagingSlots = stagingSlots == -2 ? (seed % 2 ? 2 : -1)
+                                                : stagingSlots.getValue();
+            ++runs;
+            if (failed(simulate(schedule, o, &stats)))
+              return signalPassFailure();
+          }
+        }
+      }
+      if (report)
+        llvm::outs() << llvm::formatv(
+            "simulate @{0}: {1} runs ok ({2} calls each; {3} steps, {4} "
+            "elements moved)\n",
+            collective.getSymName(), runs, calls.getValue(), stats.actions,
+            stats.elements);
+    }
+  }
+};
+
+} // namespace
