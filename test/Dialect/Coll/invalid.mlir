@@ -29,6 +29,13 @@ coll.collective @a types [bf16] ranks [2] {
 // -----
 
 coll.collective @a types [bf16] ranks [2] {
+  // expected-error@+1 {{reduce(packed_v -> packed_v) is not a collective: a reduction combines equal-sized contributions; use packed -> packed}}
+  coll.transform reduce<sum> packed_v -> packed_v
+}
+
+// -----
+
+coll.collective @a types [bf16] ranks [2] {
   // expected-error@+1 {{copy(packed -> packed) takes root producer, got root none}}
   coll.transform copy packed -> packed
 }

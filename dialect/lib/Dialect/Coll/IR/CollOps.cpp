@@ -122,6 +122,12 @@ LogicalResult TransformOp::verify() {
                          << stringifyLayout(fixed)
                          << "'; use V layouts on both sides or on neither";
   }
+  // Elementwise combination needs equal-sized contributions: a variable-size
+  // packed input is only meaningful when one producer supplies it.
+  if (consume == ConsumeOp::reduce && in == Layout::packed_v)
+    return emitOpError() << "reduce(packed_v -> " << stringifyLayout(out)
+                         << ") is not a collective: a reduction combines "
+                            "equal-sized contributions; use packed -> packed";
   ArrayRef<Root> roots = legalRoots(consume, in, out);
   if (roots.empty())
     return emitOpError() << stringifyConsumeOp(consume) << "("
