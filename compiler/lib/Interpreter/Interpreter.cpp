@@ -217,7 +217,6 @@ public:
 private:
   // Setup.
   bool prepare();
-  int64_t chunkElems() const { return ce; }
   const sim::BufferGeometry &geometry(int buffer, int owner, int call);
   int64_t numChunks(const sim::Partition &p) const {
     return (p.size + ce - 1) / ce;
@@ -257,6 +256,7 @@ private:
     return false;
   }
   bool checkEnd();
+  std::string blockedOn(const Agent &agent) const;
   bool reportDeadlock();
 
   snac::ScheduleOp schedule;
@@ -354,7 +354,8 @@ bool Simulator::prepare() {
       // Small worlds get many chunks per partition; large ones about one, so
       // a 72-rank run stays fast. Some calls are empty.
       int64_t maxChunks = std::max<int64_t>(1, 24 / n);
-      count = std::uniform_int_distribution<int64_t>(0, maxChunks * ce)(rng);
+      // Plain modulo, not a std distribution: the same on every library.
+      count = static_cast<int64_t>(rng() % (maxChunks * ce + 1));
       if (rng() % 8 == 0u)
         count = 0;
     }
@@ -459,28 +460,29 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
     } else if (auto slot = dyn_cast<snac::SlotOp>(op)) {
       env[slot.getResult()] =
           slotOf(bufferOf(slot.getBufferAttr()), get(slot.getChunk()));
-    } else if (auto copy = dyn_cast<snac::CopyOp>(op)) {
-      Step s{Step::Copy, &op};
-      s.src = bufferOf(copy.getSrcAttr());
-      s.srcOwner = get(copy.getSrcOwner());
-      s.srcPart = get(copy.getSrcPart());
-      s.srcChunk = get(copy.getSrcChunk());
-      s.dst = bufferOf(copy.getDstAttr());
-      s.dstOwner = get(copy.getDstOwner());
-      s.dstPart = get(copy.getDstPart());
-      s.dstChunk = get(copy.getDstChunk());
-      agent.steps.push_back(s);
-    } else if (auto reduce = dyn_cast<snac::ReduceOp>(op)) {
-      Step s{Step::Reduce, &op};
-      s.red = toSim(reduce.getOp());
-      s.src = bufferOf(reduce.getSrcAttr());
-      s.srcPart = get(reduce.getSrcPart());
-      s.srcChunk = get(reduce.getSrcChunk());
-      s.dst = bufferOf(reduce.getDstAttr());
-      s.dstOwner = get(reduce.getDstOwner());
-      s.dstPart = get(reduce.getDstPart());
-      s.dstChunk = get(reduce.getDstChunk());
-      agent.steps.push_back(s);
+    } else if (isa<snac::CopyOp, snac::ReduceOp>(op)) {
+      // Copy and reduce share their source chunk and destination region;
+      // a reduce reads its source from every rank.
+      auto regions = [&](auto consume, Step s) {
+        s.src = bufferOf(consume.getSrcAttr());
+        s.srcPart = get(consume.getSrcPart());
+        s.srcChunk = get(consume.getSrcChunk());
+        s.dst = bufferOf(consume.getDstAttr());
+        s.dstOwner = get(consume.getDstOwner());
+        s.dstPart = get(consume.getDstPart());
+        s.dstChunk = get(consume.getDstChunk());
+        return s;
+      };
+      if (auto copy = dyn_cast<snac::CopyOp>(op)) {
+        Step s = regions(copy, Step{Step::Copy, &op});
+        s.srcOwner = get(copy.getSrcOwner());
+        agent.steps.push_back(s);
+      } else {
+        auto reduce = cast<snac::ReduceOp>(op);
+        Step s = regions(reduce, Step{Step::Reduce, &op});
+        s.red = toSim(reduce.getOp());
+        agent.steps.push_back(s);
+      }
     } else if (isa<snac::NotifyOp, snac::AwaitOp>(op)) {
       bool isNotify = isa<snac::NotifyOp>(op);
       auto event = isNotify ? cast<snac::NotifyOp>(op).getEventAttr()
@@ -896,48 +898,39 @@ bool Simulator::stepHost(int rank) {
   return true;
 }
 
+/// What a blocked agent waits for, in words.
+std::string Simulator::blockedOn(const Agent &agent) const {
+  const Step &s = agent.steps[agent.pc];
+  std::string line = formatv("{0} (call {1}) awaits {2}",
+                             who(clockIndex(agent.rank, agent.role)),
+                             rankCall[agent.rank], eventText(s.event, s.key));
+  if (events[s.event].kind == snac::EventKind::free) {
+    auto it = counters.find({s.event, agent.rank, s.key[0], s.key[1]});
+    int64_t released = it == counters.end() ? 0 : it->second.released;
+    int64_t uses = it == counters.end() ? 0 : it->second.uses;
+    return line + formatv(": {0} of {1} releases arrived", released,
+                          uses * s.quota)
+                      .str();
+  }
+  std::string from;
+  int missing = 0;
+  for (int p = 0; p < n; ++p)
+    if ((s.peer < 0 || p == s.peer) && !awaitSatisfied(agent, s, p))
+      from += (missing++ ? ", " : "") + std::to_string(p);
+  return line + formatv(" from rank{0} {1}", missing > 1 ? "s" : "", from).str();
+}
+
 bool Simulator::reportDeadlock() {
   Failure f;
-  std::string blocked;
-  int shown = 0;
   for (Agent &agent : agents) {
     if (agent.done())
       continue;
-    const Step &s = agent.steps[agent.pc];
-    if (events[s.event].kind == snac::EventKind::free) {
-      auto it = counters.find({s.event, agent.rank, s.key[0], s.key[1]});
-      int64_t released = it == counters.end() ? 0 : it->second.released;
-      int64_t uses = it == counters.end() ? 0 : it->second.uses;
-      std::string line =
-          formatv("{0} (call {1}) awaits {2}: {3} of {4} releases arrived",
-                  who(clockIndex(agent.rank, agent.role)), rankCall[agent.rank],
-                  eventText(s.event, s.key), released, uses * s.quota)
-              .str();
-      if (!f.op) {
-        f.op = s.op;
-        f.message = "deadlock: no rank can make progress; " + line;
-      } else if (shown++ < 8) {
-        f.notes.push_back({s.op, line});
-      }
-      continue;
-    }
-    std::vector<int> missing;
-    for (int p = 0; p < n; ++p)
-      if ((s.peer < 0 || p == s.peer) && !awaitSatisfied(agent, s, p))
-        missing.push_back(p);
-    std::string from;
-    for (int p : missing)
-      from += (from.empty() ? "" : ", ") + std::to_string(p);
-    std::string line =
-        formatv("{0} (call {1}) awaits {2} from rank{3} {4}",
-                who(clockIndex(agent.rank, agent.role)), rankCall[agent.rank],
-                eventText(s.event, s.key), missing.size() > 1 ? "s" : "", from)
-            .str();
+    Operation *op = agent.steps[agent.pc].op;
     if (!f.op) {
-      f.op = s.op;
-      f.message = "deadlock: no rank can make progress; " + line;
-    } else if (shown++ < 8) {
-      f.notes.push_back({s.op, line});
+      f.op = op;
+      f.message = "deadlock: no rank can make progress; " + blockedOn(agent);
+    } else if (f.notes.size() < 8) {
+      f.notes.push_back({op, blockedOn(agent)});
     }
   }
   if (!f.op)
@@ -978,13 +971,10 @@ LogicalResult Simulator::run(SimStats *stats) {
   int total = agents.size() + n;
   std::vector<int> candidates;
   int current = -1;
-  uint64_t budget = 1ull << 34;
   while (true) {
     bool allFinished = llvm::all_of(rankFinished, [](bool b) { return b; });
     if (allFinished)
       break;
-    if (--budget == 0)
-      return fail(nullptr, "step budget exhausted"), report();
     int chosen = -1;
     if (o.strategy == Strategy::RunToBlock && current >= 0 &&
         canStep(current))

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/Sim/Model.h"
+#include "ModelInternal.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
@@ -166,21 +167,6 @@ static uint32_t fromFloat(ElemType type, float value) {
                                    .getZExtValue());
 }
 
-/// Whether `x` replaces the accumulator `acc` of a max (min): the
-/// maximumNumber (minimumNumber) order, in which a NaN loses to any number
-/// and -0.0 < +0.0, so the result does not depend on the order of
-/// contributions.
-static bool beats(RedOp op, float x, float acc) {
-  if (std::isnan(x))
-    return false;
-  if (std::isnan(acc))
-    return true;
-  if (x == acc) // Equal numbers, or zeros of either sign.
-    return std::signbit(x) != std::signbit(acc) &&
-           std::signbit(x) == (op == RedOp::Min);
-  return op == RedOp::Max ? x > acc : x < acc;
-}
-
 uint32_t collc::sim::atomReduce(ElemType type, RedOp op,
                                 llvm::ArrayRef<uint32_t> contributions) {
   assert(!contributions.empty() && "a reduction needs a contribution");
@@ -194,7 +180,7 @@ uint32_t collc::sim::atomReduce(ElemType type, RedOp op,
       break;
     case RedOp::Max:
     case RedOp::Min:
-      if (beats(op, x, acc))
+      if (detail::beats(op, x, acc))
         acc = x;
       break;
     }

@@ -10,6 +10,7 @@
 
 #include "collc/Sim/Model.h"
 
+#include <cmath>
 #include <cstdint>
 
 namespace collc::sim::detail {
@@ -18,6 +19,22 @@ namespace collc::sim::detail {
 /// rank-indexed layouts.
 inline int numPartitions(Layout layout, int n) {
   return layout == Layout::Packed ? 1 : n;
+}
+
+/// Whether `x` replaces the accumulator `acc` of a max (min): the
+/// maximumNumber (minimumNumber) order, in which a NaN loses to any number
+/// and -0.0 < +0.0, so the result does not depend on the order of
+/// contributions. Shared by the FP32 Atom and the double reference.
+template <typename FloatT>
+bool beats(RedOp op, FloatT x, FloatT acc) {
+  if (std::isnan(x))
+    return false;
+  if (std::isnan(acc))
+    return true;
+  if (x == acc) // Equal numbers, or zeros of either sign.
+    return std::signbit(x) != std::signbit(acc) &&
+           std::signbit(x) == (op == RedOp::Min);
+  return op == RedOp::Max ? x > acc : x < acc;
 }
 
 /// Asserts that `coll` is one supported transform or a well-formed

@@ -60,21 +60,6 @@ std::vector<uint32_t> collc::sim::randomInput(const Collective &coll,
   return data;
 }
 
-/// Whether `x` replaces the accumulator `acc` of a max (min): the
-/// maximumNumber (minimumNumber) order, in which a NaN loses to any number
-/// and -0.0 < +0.0, so the result does not depend on the order of
-/// contributions.
-static bool beats(RedOp op, double x, double acc) {
-  if (std::isnan(x))
-    return false;
-  if (std::isnan(acc))
-    return true;
-  if (x == acc) // Equal numbers, or zeros of either sign.
-    return std::signbit(x) != std::signbit(acc) &&
-           std::signbit(x) == (op == RedOp::Min);
-  return op == RedOp::Max ? x > acc : x < acc;
-}
-
 /// The exact combination of `values` (rank order), rounded once to `type`.
 static uint32_t reduceInDouble(ElemType type, RedOp op,
                                const std::vector<double> &values) {

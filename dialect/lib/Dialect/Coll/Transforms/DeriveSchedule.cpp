@@ -43,30 +43,28 @@ constexpr int64_t kDefaultChunkBytes = 64 * 1024;
 constexpr int64_t kDefaultStagingSlots = 0;
 constexpr int64_t kDefaultCtas = 16;
 
-/// One policy value: the collective's, else the file's, else the default.
-static int64_t policyInt(CollectiveOp op, StringRef key, int64_t fallback) {
+/// One policy value: the collective's, else the file's, else null.
+template <typename AttrT>
+static AttrT policyValue(CollectiveOp op, StringRef key) {
   if (DictionaryAttr policy = op.getPolicyAttr())
-    if (auto v = policy.getAs<IntegerAttr>(key))
-      return v.getInt();
+    if (auto v = policy.getAs<AttrT>(key))
+      return v;
   auto module = op->getParentOfType<ModuleOp>();
   if (auto policy =
           module->getAttrOfType<DictionaryAttr>(CollDialect::kPolicyAttrName))
-    if (auto v = policy.getAs<IntegerAttr>(key))
-      return v.getInt();
-  return fallback;
+    return policy.getAs<AttrT>(key);
+  return AttrT();
+}
+
+static int64_t policyInt(CollectiveOp op, StringRef key, int64_t fallback) {
+  auto v = policyValue<IntegerAttr>(op, key);
+  return v ? v.getInt() : fallback;
 }
 
 static StringRef policyString(CollectiveOp op, StringRef key,
                               StringRef fallback) {
-  if (DictionaryAttr policy = op.getPolicyAttr())
-    if (auto v = policy.getAs<StringAttr>(key))
-      return v.getValue();
-  auto module = op->getParentOfType<ModuleOp>();
-  if (auto policy =
-          module->getAttrOfType<DictionaryAttr>(CollDialect::kPolicyAttrName))
-    if (auto v = policy.getAs<StringAttr>(key))
-      return v.getValue();
-  return fallback;
+  auto v = policyValue<StringAttr>(op, key);
+  return v ? v.getValue() : fallback;
 }
 
 static snac::Reduction toSnac(Reduction r) {

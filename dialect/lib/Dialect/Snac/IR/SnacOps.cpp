@@ -61,27 +61,26 @@ static void printPeer(OpAsmPrinter &printer, Operation *, Value peer) {
 // Symbol helpers
 //===----------------------------------------------------------------------===//
 
-/// The buffer `ref` names in the schedule around `op`, or an error.
-static FailureOr<BufferOp> lookupBuffer(Operation *op, FlatSymbolRefAttr ref) {
+/// The `OpT` (buffer or event) `ref` names in the schedule around `op`, or an
+/// error.
+template <typename OpT>
+static FailureOr<OpT> lookupIn(Operation *op, FlatSymbolRefAttr ref) {
   auto schedule = op->getParentOfType<ScheduleOp>();
   if (!schedule)
     return op->emitOpError() << "must be inside a snac.schedule";
-  auto buffer = schedule.lookup<BufferOp>(ref);
-  if (!buffer)
-    return op->emitOpError() << "'" << ref.getValue()
-                             << "' is not a snac.buffer of this schedule";
-  return buffer;
+  auto found = schedule.lookup<OpT>(ref);
+  if (!found)
+    return op->emitOpError() << "'" << ref.getValue() << "' is not a "
+                             << OpT::getOperationName() << " of this schedule";
+  return found;
+}
+
+static FailureOr<BufferOp> lookupBuffer(Operation *op, FlatSymbolRefAttr ref) {
+  return lookupIn<BufferOp>(op, ref);
 }
 
 static FailureOr<EventOp> lookupEvent(Operation *op, FlatSymbolRefAttr ref) {
-  auto schedule = op->getParentOfType<ScheduleOp>();
-  if (!schedule)
-    return op->emitOpError() << "must be inside a snac.schedule";
-  auto event = schedule.lookup<EventOp>(ref);
-  if (!event)
-    return op->emitOpError() << "'" << ref.getValue()
-                             << "' is not a snac.event of this schedule";
-  return event;
+  return lookupIn<EventOp>(op, ref);
 }
 
 //===----------------------------------------------------------------------===//
