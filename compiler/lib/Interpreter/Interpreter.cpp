@@ -222,9 +222,7 @@ private:
     return (p.size + ce - 1) / ce;
   }
   int64_t slotOf(int buffer, int64_t chunk) const {
-    return buffers[buffer].kind == snac::BufferKind::staging && slots > 0
-               ? chunk % slots
-               : chunk;
+    return buffers[buffer].peerAccessible && slots > 0 ? chunk % slots : chunk;
   }
 
   // Unrolling a role body into steps.

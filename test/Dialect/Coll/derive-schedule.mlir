@@ -15,7 +15,7 @@ coll.collective @ag types [f32] ranks [2] policy {staging_slots = 4 : i64, ctas 
   coll.transform copy packed -> scattered
 }
 
-// CHECK-LABEL: snac.schedule for @ar chunk_bytes 4096 staging_slots 0 {
+// CHECK-LABEL: snac.schedule for @ar chunk_bytes 4096 staging_slots 4 {
 // CHECK:         snac.role @stage all ctas 10 part 0
 // CHECK:         snac.role @reduce all ctas 10 part 0
 // CHECK:           snac.reduce max

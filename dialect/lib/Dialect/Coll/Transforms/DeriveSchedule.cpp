@@ -40,7 +40,9 @@ namespace {
 
 /// Policy defaults; a spec overrides them per file or per collective.
 constexpr int64_t kDefaultChunkBytes = 64 * 1024;
-constexpr int64_t kDefaultStagingSlots = 0;
+/// Chunk slots per partition of the peer-accessible buffers: bounded, so a
+/// message of any size cycles through a fixed workspace.
+constexpr int64_t kDefaultStagingSlots = 4;
 constexpr int64_t kDefaultCtas = 16;
 
 /// One policy value: the collective's, else the file's, else null.
@@ -237,9 +239,12 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
   TransformOp next = last ? TransformOp() : transforms[index + 1];
   auto guardedWrite = [&](Value j, Value c, function_ref<void()> write) {
     Value nextConsumers = last ? Value() : consumersOfPartition(next, j, a);
-    if (!last)
-      snac::AwaitOp::create(b, loc, sym("inter_free"), ValueRange{j, c},
+    if (!last) {
+      Value slot = snac::SlotOp::create(b, loc, b.getIndexType(),
+                                        sym("inter"), c);
+      snac::AwaitOp::create(b, loc, sym("inter_free"), ValueRange{j, slot},
                             Value(), consumerCount(next, a));
+    }
     write();
     if (!last)
       snac::NotifyOp::create(b, loc, sym("produced"), ValueRange{j, c},

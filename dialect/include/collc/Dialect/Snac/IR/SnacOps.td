@@ -24,8 +24,8 @@ def Snac_ScheduleOp : Snac_Op<"schedule", [
   let description = [{
     Holds the buffers, events and CTA role groups of the collective named by
     `for`. `chunk_bytes` is the SNAC chunk (policy); `staging_slots` is the
-    number of chunk slots per staging partition (0: one per chunk, i.e. the
-    staging buffer holds a whole call) — chunks rotate through the slots, and
+    number of chunk slots per partition of the peer-accessible buffers
+    (staging, intermediate; 0: one per chunk, i.e. they hold a whole call) — chunks rotate through the slots, and
     a `free` event guards each reuse.
 
     ```mlir
@@ -160,8 +160,8 @@ def Snac_NumChunksOp : Snac_Op<"num_chunks", [Pure]> {
 def Snac_SlotOp : Snac_Op<"slot", [Pure]> {
   let summary = "The slot a chunk of a buffer occupies";
   let description = [{
-    `chunk mod staging_slots` for a staging buffer with rotating slots, the
-    chunk itself otherwise. Keys of `free` events are slots: a slot's reuse is
+    `chunk mod staging_slots` for a peer-accessible buffer (staging or
+    intermediate) with rotating slots, the chunk itself otherwise. Keys of `free` events are slots: a slot's reuse is
     what must wait for its release.
 
     ```mlir
