@@ -2,6 +2,7 @@
 # lit configuration for collc: spec, dialect, tool and unit tests.
 
 import os
+import sys
 
 import lit.formats
 import lit.util
@@ -11,7 +12,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "collc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".coll", ".test"]
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check_module.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.collc_obj_root, "test")
 
@@ -26,6 +27,10 @@ config.substitutions.append(
     ("%stub_driver_dir", os.path.join(config.collc_obj_root, "test", "unit", "runtime", "stub-driver")))
 
 llvm_config.use_default_substitutions()
+config.substitutions.append(("%python", sys.executable))
+# The CUDA toolkit's ptxas checks the PTX collc emits.
+ptxas = os.path.join(config.cuda_bin_dir, "ptxas")
+config.substitutions.append(("%ptxas", ptxas))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [

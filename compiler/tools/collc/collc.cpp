@@ -13,6 +13,9 @@
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Interpreter/Passes.h"
 #include "collc/Spec/SpecParser.h"
+#include "collc/Target/Cuda/EmitCuda.h"
+#include "collc/Target/Cuda/Nvrtc.h"
+#include "collc/Target/Module/ModuleFile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -23,6 +26,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -38,7 +42,7 @@ using namespace llvm;
 using namespace collc;
 
 namespace {
-enum class Emit { Coll, Snac };
+enum class Emit { Coll, Snac, Cuda, Ptx, Module };
 enum class InputFormat { Auto, Spec, Mlir };
 
 cl::OptionCategory collcCategory("collc options");
@@ -54,8 +58,33 @@ cl::opt<Emit> emitStage(
     cl::values(clEnumValN(Emit::Coll, "coll", "coll dialect (semantics)"),
                clEnumValN(Emit::Snac, "snac",
                           "coll plus the derived snac schedules "
-                          "(orchestration)")),
+                          "(orchestration)"),
+               clEnumValN(Emit::Cuda, "cuda", "CUDA C++ of every kernel"),
+               clEnumValN(Emit::Ptx, "ptx", "PTX from NVRTC"),
+               clEnumValN(Emit::Module, "module",
+                          "the module file: manifest, PTX and cubin per "
+                          "target (docs/module-format.md)")),
     cl::cat(collcCategory));
+cl::opt<bool> resourceReport(
+    "resource-report",
+    cl::desc("With --emit=module: print registers, spills, shared memory and "
+             "CTAs of every kernel to stderr"),
+    cl::init(false), cl::cat(collcCategory));
+cl::opt<bool> enableMultimem(
+    "enable-multimem",
+    cl::desc("Compile the NVLink multicast (multimem) wrappers in (sm_90+). "
+             "Opt-in: never run multicast on machines where it is not "
+             "allowed"),
+    cl::init(false), cl::cat(collcCategory));
+cl::opt<std::string> validateModule(
+    "validate-module", cl::desc("Check a module file and exit"),
+    cl::value_desc("file"), cl::init(""), cl::cat(collcCategory));
+cl::opt<bool> checkDeviceHeaders(
+    "check-device-headers",
+    cl::desc("Compile every embedded device header on its own with NVRTC "
+             "and assemble it with ptxas, for each --target (default sm_80, "
+             "sm_90, sm_100), and exit"),
+    cl::init(false), cl::cat(collcCategory));
 
 cl::OptionCategory simCategory(
     "collc --simulate options (reference interpreter)");
@@ -142,6 +171,124 @@ static LogicalResult applyTargetOverride(ModuleOp module) {
   return success();
 }
 
+static SmallVector<std::string> multimemDefines() {
+  if (enableMultimem)
+    return {"COLLC_ENABLE_MULTIMEM=1"};
+  return {};
+}
+
+/// The CUDA stages: source, PTX or the module file, for every target.
+static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
+                                 raw_ostream &os) {
+  const MemoryBuffer *spec = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  std::vector<module::TargetImage> images;
+  for (StringRef name : coll::CollDialect::getTargets(module)) {
+    FailureOr<cuda::Target> target = cuda::parseTarget(name);
+    if (failed(target))
+      return module.emitError() << "unknown target '" << name << "'";
+    std::string source;
+    llvm::raw_string_ostream sourceStream(source);
+    std::vector<cuda::KernelInfo> kernels;
+    if (failed(cuda::emitCuda(module, *target, sourceStream, &kernels)))
+      return failure();
+    if (emitStage == Emit::Cuda) {
+      os << source << "\n";
+      continue;
+    }
+    std::string ptx, log;
+    std::string program =
+        (sys::path::stem(spec->getBufferIdentifier()) + "_" + name + ".cu")
+            .str();
+    if (!cuda::compileToPtx(source, program, *target, ptx, log,
+                            multimemDefines())) {
+      return module.emitError()
+             << "NVRTC failed to compile the generated CUDA for " << name
+             << " (a collc bug; rerun with --emit=cuda to see the source):\n"
+             << log;
+    }
+    if (emitStage == Emit::Ptx) {
+      os << "// target: " << name << "\n" << ptx << "\n";
+      continue;
+    }
+    module::TargetImage image{*target, ptx, {}, std::move(kernels), {}};
+    if (!cuda::assemble(ptx, *target, image.cubin, image.resources, log))
+      return module.emitError() << "ptxas rejected the PTX for " << name
+                                << " (a collc bug):\n" << log;
+    if (resourceReport)
+      for (const cuda::ResourceUsage &r : image.resources) {
+        int grid = 0;
+        for (const cuda::KernelInfo &k : image.kernels)
+          if (k.name == r.kernel)
+            grid = k.grid;
+        errs() << formatv("{0,-8} {1,-44} regs {2,3}  spill st/ld {3}/{4} B  "
+                          "stack {5} B  smem {6} B  ctas {7}\n",
+                          name, r.kernel, r.registers, r.spillStoreBytes,
+                          r.spillLoadBytes, r.stackBytes, r.sharedBytes, grid);
+      }
+    images.push_back(std::move(image));
+  }
+  if (emitStage == Emit::Module)
+    module::write(module, sys::path::filename(spec->getBufferIdentifier()),
+                  spec->getBuffer(), images, os);
+  return success();
+}
+
+/// Compiles every embedded device header on its own, per target.
+static int runHeaderCheck() {
+  SmallVector<std::string> targets(targetList.begin(), targetList.end());
+  if (targets.empty())
+    targets = {"sm_80", "sm_90", "sm_100"};
+  int failures = 0, checked = 0;
+  for (const std::string &name : targets) {
+    FailureOr<cuda::Target> target = cuda::parseTarget(name);
+    if (failed(target)) {
+      WithColor::error(errs(), "collc") << "unknown target '" << name << "'\n";
+      return EXIT_FAILURE;
+    }
+    for (const auto &[header, text] : cuda::embeddedHeaders()) {
+      // The multicast wrappers exist only when opted in.
+      SmallVector<std::string> defines;
+      if (StringRef(header).contains("multimem"))
+        defines.push_back("COLLC_ENABLE_MULTIMEM=1");
+      std::string source = (Twine("#include \"") + header + "\"\n").str();
+      std::string ptx, log, cubin;
+      std::vector<cuda::ResourceUsage> usage;
+      ++checked;
+      if (!cuda::compileToPtx(source, "check.cu", *target, ptx, log, defines) ||
+          !cuda::assemble(ptx, *target, cubin, usage, log)) {
+        ++failures;
+        WithColor::error(errs(), "collc")
+            << header << " does not compile on its own for " << name
+            << ":\n" << log << "\n";
+      }
+    }
+  }
+  outs() << "checked " << checked << " header compilations ("
+         << cuda::embeddedHeaders().size() << " headers x " << targets.size()
+         << " targets): " << (checked - failures) << " ok, " << failures
+         << " failed\n";
+  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int runValidate() {
+  std::string errorMessage;
+  std::unique_ptr<MemoryBuffer> file =
+      openInputFile(validateModule, &errorMessage);
+  if (!file) {
+    WithColor::error(errs(), "collc") << errorMessage << "\n";
+    return EXIT_FAILURE;
+  }
+  std::string summary;
+  std::string problem = module::validate(file->getBuffer(), &summary);
+  if (!problem.empty()) {
+    WithColor::error(errs(), "collc") << validateModule << ": " << problem
+                                      << "\n";
+    return EXIT_FAILURE;
+  }
+  outs() << validateModule << ": valid collc module (" << summary << ")\n";
+  return EXIT_SUCCESS;
+}
+
 /// Compiles one file and prints the requested stage to `os`.
 static LogicalResult compileFile(StringRef path, MLIRContext &context,
                                  raw_ostream &os) {
@@ -164,7 +311,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
   OwningOpRef<ModuleOp> module = loadInput(sourceMgr, context);
   if (!module || failed(applyTargetOverride(*module)))
     return failure();
-  if (simulate || emitStage == Emit::Snac) {
+  if (simulate || emitStage != Emit::Coll) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
@@ -189,9 +336,12 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     if (simulate)
       return success();
   }
-  module->print(os);
-  os << "\n";
-  return success();
+  if (emitStage == Emit::Coll || emitStage == Emit::Snac) {
+    module->print(os);
+    os << "\n";
+    return success();
+  }
+  return emitTargets(*module, sourceMgr, os);
 }
 
 /// The .coll files of the spec library, sorted so output is stable.
@@ -232,6 +382,11 @@ int main(int argc, char **argv) {
       "collc: compiles collective-communication specs (.coll) for GPUs in one "
       "NVLink domain\n");
 
+  if (!validateModule.empty())
+    return runValidate();
+  if (checkDeviceHeaders)
+    return runHeaderCheck();
+
   DialectRegistry registry;
   registry.insert<coll::CollDialect, snac::SnacDialect>();
   MLIRContext context(registry);
@@ -239,19 +394,49 @@ int main(int argc, char **argv) {
   // Diagnostics point into the spec; a generic dump of the op adds noise.
   context.printOpOnDiagnostic(false);
 
+  SmallVector<std::string> inputs;
+  if (!inputFilename.empty())
+    inputs.push_back(inputFilename);
+  else if (failed(listLibrary(inputs)))
+    return EXIT_FAILURE;
+
   std::string errorMessage;
+  // Module files are one per spec: the whole library goes to a directory.
+  if (emitStage == Emit::Module && inputs.size() > 1 && !simulate) {
+    if (outputFilename == "-") {
+      WithColor::error(errs(), "collc")
+          << "--emit=module of the whole spec library needs -o <directory>\n";
+      return EXIT_FAILURE;
+    }
+    if (std::error_code ec = sys::fs::create_directories(outputFilename)) {
+      WithColor::error(errs(), "collc") << "cannot create directory '"
+                                        << outputFilename << "': "
+                                        << ec.message() << "\n";
+      return EXIT_FAILURE;
+    }
+    bool ok = true;
+    for (const std::string &path : inputs) {
+      SmallString<256> out(outputFilename);
+      sys::path::append(out, sys::path::stem(path) + ".collcmod");
+      std::unique_ptr<ToolOutputFile> file = openOutputFile(out, &errorMessage);
+      if (!file) {
+        WithColor::error(errs(), "collc") << errorMessage << "\n";
+        return EXIT_FAILURE;
+      }
+      if (succeeded(compileFile(path, context, file->os())))
+        file->keep();
+      else
+        ok = false;
+    }
+    return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+  }
+
   std::unique_ptr<ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
   if (!output) {
     WithColor::error(errs(), "collc") << errorMessage << "\n";
     return EXIT_FAILURE;
   }
-
-  SmallVector<std::string> inputs;
-  if (!inputFilename.empty())
-    inputs.push_back(inputFilename);
-  else if (failed(listLibrary(inputs)))
-    return EXIT_FAILURE;
 
   bool ok = true;
   for (const std::string &path : inputs) {

@@ -82,6 +82,13 @@
 #define COLLC_ARCH_MULTIMEM_SM90_SUPPORTED 1
 #endif
 
+// 256-bit global loads and stores (ld/st.global.v8.b32, .v4.b64): PTX ISA 8.8;
+// emitted through the 32-byte-aligned vector types (ulonglong4_32a) that
+// CUDA 13.0 introduced.
+#if COLLC_CUDA_VERSION_AT_LEAST(13, 0)
+#define COLLC_ARCH_LDST256_SM100_SUPPORTED 1
+#endif
+
 //===----------------------------------------------------------------------===//
 // Target architecture (ENABLED)
 //===----------------------------------------------------------------------===//
@@ -102,6 +109,18 @@
 // given machine: the runtime decides that (see DESIGN.md, "GPU machines").
 #if defined(COLLC_ARCH_MULTIMEM_SM90_SUPPORTED) && __CUDA_ARCH__ >= 900
 #define COLLC_ARCH_MULTIMEM_SM90_ENABLED 1
+#endif
+
+// ptxas 13 rejects 256-bit loads/stores below sm_100 ("requires .target
+// sm_100 or higher").
+#if defined(COLLC_ARCH_LDST256_SM100_SUPPORTED) && __CUDA_ARCH__ >= 1000
+#define COLLC_ARCH_LDST256_SM100_ENABLED 1
+#endif
+
+// Hardware float <-> fp8 conversion (cvt.rn.satfinite.e4m3x2.f32,
+// cvt.rn.f16x2.e4m3x2): sm_89 and newer, PTX ISA 7.8, CUDA 11.8.
+#if COLLC_CUDA_VERSION_AT_LEAST(11, 8) && __CUDA_ARCH__ >= 890
+#define COLLC_ARCH_CVT_FP8_SM89_ENABLED 1
 #endif
 
 #endif // defined(__CUDA_ARCH__)

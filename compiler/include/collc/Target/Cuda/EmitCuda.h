@@ -1,0 +1,68 @@
+//===- EmitCuda.h - snac schedules to CUDA C++ ------------------*- C++ -*-===//
+//
+// Lowers every snac.schedule of a module to CUDA C++ for one GPU target: one
+// kernel per (collective, element type, world size), the role groups
+// dispatched by block index, compile-time constants baked in (element type,
+// world size, chunk size, slots), run-time arguments for buffers, sizes,
+// rank, root and epochs (collc/device/snac/abi.h). The datapath is the Atom
+// (collc/device/atom.cuh); the schedule support is collc/device/snac.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_TARGET_CUDA_EMITCUDA_H
+#define COLLC_TARGET_CUDA_EMITCUDA_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace collc::cuda {
+
+/// A GPU target: "sm_90" -> compute capability 90.
+struct Target {
+  std::string name;
+  int capability = 0;
+  /// Programmatic dependent launch (griddepcontrol), sm_90 and later.
+  bool hasPdl() const { return capability >= 90; }
+};
+
+/// Parses "sm_90", "sm_90a", "sm_100f"...; fails on anything else.
+mlir::FailureOr<Target> parseTarget(llvm::StringRef name);
+
+/// What the runtime needs to launch one generated kernel.
+struct KernelInfo {
+  std::string name;       // extern "C" symbol
+  std::string collective; // the coll.collective it runs
+  std::string elementType; // spec spelling: bf16, f16, f32, f8e4m3, f8e5m2
+  int elementBytes = 0;
+  int worldSize = 0;
+  int grid = 0;          // CTAs
+  int threads = 0;       // per CTA
+  int64_t chunkBytes = 0;
+  int slots = 0;
+  int readyEvents = 0;
+  int freeEvents = 0;
+  int parts = 0; // transforms: 1, or 2 for a composition
+  bool hasIntermediate = false;
+  /// Partitions of the staging buffer (the first input's) and of the
+  /// intermediate (the first output's; 0 without one).
+  int stagingPartitions = 0, intermediatePartitions = 0;
+  bool rooted = false;
+  bool pdl = false;
+  // Layouts of the first transform's input and of the last one's output.
+  std::string inputLayout, outputLayout;
+  bool variable = false;
+};
+
+/// Emits the CUDA source of every schedule in `module` for `target` into
+/// `os`, and appends a KernelInfo per kernel. Errors are emitted at the
+/// offending op.
+mlir::LogicalResult emitCuda(mlir::ModuleOp module, const Target &target,
+                             llvm::raw_ostream &os,
+                             std::vector<KernelInfo> *kernels = nullptr);
+
+} // namespace collc::cuda
+
+#endif // COLLC_TARGET_CUDA_EMITCUDA_H

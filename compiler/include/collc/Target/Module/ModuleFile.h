@@ -1,0 +1,52 @@
+//===- ModuleFile.h - the collc module file ---------------------*- C++ -*-===//
+//
+// One self-describing file per spec: a JSON document (readable with jq or
+// any JSON tool) holding the manifest — collectives, kernels and their ABI,
+// element types, world sizes, workspace needs, policy, targets, compiler
+// version, the spec's hash — and one PTX image (text) and one cubin image
+// (base64) per target, each with its SHA-256. docs/module-format.md
+// specifies it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_TARGET_MODULE_MODULEFILE_H
+#define COLLC_TARGET_MODULE_MODULEFILE_H
+
+#include "collc/Target/Cuda/Nvrtc.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace collc::module {
+
+/// The format this collc writes and reads.
+inline constexpr int kFormatVersion = 1;
+inline constexpr const char *kFormatName = "collc-module";
+
+/// What one target contributes to a module.
+struct TargetImage {
+  cuda::Target target;
+  std::string ptx;
+  std::string cubin;
+  std::vector<cuda::KernelInfo> kernels;
+  std::vector<cuda::ResourceUsage> resources;
+};
+
+/// Writes the module file of `module` (coll + derived snac) to `os`.
+/// `specText` is the spec's source, hashed into the manifest.
+void write(mlir::ModuleOp module, llvm::StringRef specName,
+           llvm::StringRef specText, const std::vector<TargetImage> &images,
+           llvm::raw_ostream &os);
+
+/// Checks a module file: parses, checks the format name and version, the
+/// required fields and their types, every image's hash and that every kernel
+/// is in its target's PTX. Returns an empty string when valid, else what is
+/// wrong (and where). `summary` gets a one-line description when valid.
+std::string validate(llvm::StringRef bytes, std::string *summary = nullptr);
+
+} // namespace collc::module
+
+#endif // COLLC_TARGET_MODULE_MODULEFILE_H

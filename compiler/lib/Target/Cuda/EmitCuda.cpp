@@ -1,0 +1,517 @@
+//===- EmitCuda.cpp - snac schedules to CUDA C++ ----------------*- C++ -*-===//
+//
+// A direct printer rather than EmitC: a role body is a loop nest of a dozen
+// op kinds, and printing it straight keeps each op's C++ next to its rule.
+//
+// Work split: every CTA of a role walks the whole loop nest (index
+// arithmetic only) and runs a run of consecutive copy/reduce/notify/await
+// ops only when it owns that run ("task"), round-robin. A run is one chunk's
+// await-consume-publish, so one CTA does all of it; chunks are independent,
+// so any CTA may take any chunk (ready words are per slot, not per stream).
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/Target/Cuda/EmitCuda.h"
+
+#include "collc/Dialect/Coll/IR/CollOps.h"
+#include "collc/Dialect/Snac/IR/SnacOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace collc;
+using llvm::formatv;
+
+FailureOr<cuda::Target> cuda::parseTarget(StringRef name) {
+  StringRef digits = name;
+  if (!digits.consume_front("sm_"))
+    return failure();
+  digits = digits.rtrim("af");
+  Target target;
+  if (digits.getAsInteger(10, target.capability) || !coll::isSupportedTarget(name))
+    return failure();
+  target.name = name.str();
+  return target;
+}
+
+namespace {
+
+struct ElemInfo {
+  const char *spelling;
+  const char *cudaType;
+  int bytes;
+};
+
+std::optional<ElemInfo> elemInfo(Type type) {
+  std::string s = coll::elementTypeSpelling(type);
+  if (s == "bf16")
+    return ElemInfo{"bf16", "__nv_bfloat16", 2};
+  if (s == "f16")
+    return ElemInfo{"f16", "__half", 2};
+  if (s == "f32")
+    return ElemInfo{"f32", "float", 4};
+  if (s == "f8e4m3")
+    return ElemInfo{"f8e4m3", "__nv_fp8_e4m3", 1};
+  if (s == "f8e5m2")
+    return ElemInfo{"f8e5m2", "__nv_fp8_e5m2", 1};
+  return std::nullopt;
+}
+
+const char *layoutName(coll::Layout l) {
+  switch (coll::fixedLayout(l)) {
+  case coll::Layout::packed:
+    return "Layout::Packed";
+  case coll::Layout::scattered:
+    return "Layout::Scattered";
+  default:
+    return "Layout::Transposed";
+  }
+}
+
+const char *kindName(snac::BufferKind k) {
+  switch (k) {
+  case snac::BufferKind::input:
+    return "Kind::Input";
+  case snac::BufferKind::output:
+    return "Kind::Output";
+  case snac::BufferKind::staging:
+    return "Kind::Staging";
+  case snac::BufferKind::intermediate:
+    return "Kind::Intermediate";
+  }
+  llvm_unreachable("unknown buffer kind");
+}
+
+const char *redOpName(snac::Reduction r) {
+  switch (r) {
+  case snac::Reduction::sum:
+    return "collc::dev::RedOp::Sum";
+  case snac::Reduction::max:
+    return "collc::dev::RedOp::Max";
+  case snac::Reduction::min:
+    return "collc::dev::RedOp::Min";
+  case snac::Reduction::avg:
+    return "collc::dev::RedOp::Avg";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+/// Emits one schedule: its descriptor, role functions, bookkeeping and
+/// kernels.
+class ScheduleEmitter {
+public:
+  ScheduleEmitter(snac::ScheduleOp schedule, coll::CollectiveOp collective,
+                  const cuda::Target &target, llvm::raw_ostream &os)
+      : schedule(schedule), collective(collective), target(target), os(os) {}
+
+  LogicalResult emit(std::vector<cuda::KernelInfo> *kernels);
+
+private:
+  LogicalResult collectSymbols();
+  LogicalResult emitRole(snac::RoleOp role, int index);
+  LogicalResult emitBlock(Block &block, int indent);
+  LogicalResult emitOp(Operation &op, int indent, const std::string &mine);
+  LogicalResult emitAdvance();
+  std::string name(Value v);
+  std::string bufferArgs(FlatSymbolRefAttr ref);
+  llvm::raw_ostream &line(int indent) { return os.indent(2 * indent); }
+
+  snac::ScheduleOp schedule;
+  coll::CollectiveOp collective;
+  const cuda::Target &target;
+  llvm::raw_ostream &os;
+  std::string prefix;
+
+  struct BufferDesc {
+    snac::BufferKind kind;
+    snac::GeometrySide side;
+    int part;
+  };
+  llvm::StringMap<BufferDesc> buffers;
+  llvm::StringMap<std::pair<snac::EventKind, int>> events; // kind, index
+  int readyEvents = 0, freeEvents = 0;
+  llvm::DenseMap<Value, std::string> names;
+  unsigned nextName = 0, nextTask = 0;
+  int currentRole = 0;
+};
+
+} // namespace
+
+std::string ScheduleEmitter::name(Value v) {
+  auto it = names.find(v);
+  if (it != names.end())
+    return it->second;
+  std::string n = formatv("v{0}", nextName++).str();
+  names[v] = n;
+  return n;
+}
+
+/// `Kind::X, Side::Y, T` of a buffer, the template arguments of region().
+std::string ScheduleEmitter::bufferArgs(FlatSymbolRefAttr ref) {
+  const BufferDesc &b = buffers.lookup(ref.getValue());
+  return formatv("{0}, Side::{1}, {2}", kindName(b.kind),
+                 b.side == snac::GeometrySide::input_of ? "Input" : "Output",
+                 b.part)
+      .str();
+}
+
+LogicalResult ScheduleEmitter::collectSymbols() {
+  for (Operation &op : schedule.getBody().front()) {
+    if (auto b = dyn_cast<snac::BufferOp>(op)) {
+      buffers[b.getSymName()] = {b.getKind(), b.getSide(),
+                                 static_cast<int>(b.getPart())};
+    } else if (auto e = dyn_cast<snac::EventOp>(op)) {
+      if (e.getKind() == snac::EventKind::ready)
+        events[e.getSymName()] = {e.getKind(), readyEvents++};
+      else
+        events[e.getSymName()] = {e.getKind(), freeEvents++};
+      if (e.getEncoding() != snac::Encoding::flag)
+        return e.emitError() << "the CUDA backend implements flag readiness "
+                                "only; '"
+                             << stringifyEncoding(e.getEncoding())
+                             << "' encoding is not lowered yet";
+    }
+  }
+  if (schedule.getStagingSlots() < 1)
+    return schedule.emitError()
+           << "the CUDA backend needs staging_slots >= 1 (a bounded "
+              "workspace); got 0";
+  return success();
+}
+
+LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
+                                      const std::string &mine) {
+  auto v = [&](Value value) { return name(value); };
+  auto cond = [&]() -> llvm::raw_ostream & {
+    return line(indent) << "if (" << mine << ") ";
+  };
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    line(indent) << "const long long " << v(c.getResult()) << " = "
+                 << cast<IntegerAttr>(c.getValue()).getInt() << ";\n";
+  } else if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::RemUIOp,
+                 arith::DivUIOp>(op)) {
+    const char *sym = isa<arith::AddIOp>(op)   ? "+"
+                      : isa<arith::SubIOp>(op) ? "-"
+                      : isa<arith::MulIOp>(op) ? "*"
+                      : isa<arith::RemUIOp>(op) ? "%"
+                                                : "/";
+    line(indent) << "const long long " << v(op.getResult(0)) << " = "
+                 << v(op.getOperand(0)) << " " << sym << " "
+                 << v(op.getOperand(1)) << ";\n";
+  } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    std::string iv = v(loop.getInductionVar());
+    line(indent) << "for (long long " << iv << " = " << v(loop.getLowerBound())
+                 << "; " << iv << " < " << v(loop.getUpperBound()) << "; "
+                 << iv << " += " << v(loop.getStep()) << ") {\n";
+    if (failed(emitBlock(*loop.getBody(), indent + 1)))
+      return failure();
+    line(indent) << "}\n";
+  } else if (isa<scf::YieldOp>(op)) {
+    return success();
+  } else if (auto nc = dyn_cast<snac::NumChunksOp>(op)) {
+    const BufferDesc &b = buffers.lookup(nc.getBuffer());
+    line(indent) << "const long long " << v(nc.getResult())
+                 << " = ctx.template numChunks<Side::"
+                 << (b.side == snac::GeometrySide::input_of ? "Input"
+                                                            : "Output")
+                 << ", " << b.part << ">(" << v(nc.getOwner()) << ", "
+                 << v(nc.getPart()) << ");\n";
+  } else if (auto slot = dyn_cast<snac::SlotOp>(op)) {
+    line(indent) << "const long long " << v(slot.getResult())
+                 << " = Ctx::template slot<"
+                 << kindName(buffers.lookup(slot.getBuffer()).kind) << ">("
+                 << v(slot.getChunk()) << ");\n";
+  } else if (auto copy = dyn_cast<snac::CopyOp>(op)) {
+    cond() << "{\n";
+    line(indent + 1) << "long long srcLen, dstLen;\n";
+    line(indent + 1) << "const E *src = ctx.template region<"
+                     << bufferArgs(copy.getSrcAttr()) << ">("
+                     << v(copy.getSrcOwner()) << ", " << v(copy.getSrcPart())
+                     << ", " << v(copy.getSrcChunk()) << ", srcLen);\n";
+    line(indent + 1) << "E *dst = ctx.template region<"
+                     << bufferArgs(copy.getDstAttr()) << ">("
+                     << v(copy.getDstOwner()) << ", " << v(copy.getDstPart())
+                     << ", " << v(copy.getDstChunk()) << ", dstLen);\n";
+    line(indent + 1)
+        << "collc::dev::copy(dst, src, (size_t)dstLen * sizeof(E), smem);\n";
+    line(indent) << "}\n";
+  } else if (auto reduce = dyn_cast<snac::ReduceOp>(op)) {
+    cond() << "{\n";
+    line(indent + 1) << "long long dstLen;\n";
+    line(indent + 1) << "E *dst = ctx.template region<"
+                     << bufferArgs(reduce.getDstAttr()) << ">("
+                     << v(reduce.getDstOwner()) << ", "
+                     << v(reduce.getDstPart()) << ", "
+                     << v(reduce.getDstChunk()) << ", dstLen);\n";
+    // Sources in ascending rank order: the Atom accumulates in that order.
+    line(indent + 1) << "auto source = [&](int r) -> const E * {\n";
+    line(indent + 2) << "long long len;\n";
+    line(indent + 2) << "return ctx.template region<"
+                     << bufferArgs(reduce.getSrcAttr()) << ">(r, "
+                     << v(reduce.getSrcPart()) << ", "
+                     << v(reduce.getSrcChunk()) << ", len);\n";
+    line(indent + 1) << "};\n";
+    line(indent + 1) << "collc::dev::reduce<E, " << redOpName(reduce.getOp())
+                     << ">(dst, source, Ctx::kN, (size_t)dstLen, smem);\n";
+    line(indent) << "}\n";
+  } else if (auto notify = dyn_cast<snac::NotifyOp>(op)) {
+    auto [kind, index] = events.lookup(notify.getEvent());
+    if (notify.getKey().size() != 2)
+      return notify.emitError()
+             << "the CUDA backend lowers events keyed by (partition, chunk "
+                "or slot); got "
+             << notify.getKey().size() << " key values";
+    std::string target = notify.getTarget() ? v(notify.getTarget()) : "-1";
+    cond() << "ctx."
+           << (kind == snac::EventKind::ready ? "notifyReady" : "notifyFree")
+           << "(" << index << " /* " << notify.getEvent() << " */, "
+           << v(notify.getKey()[0]) << ", " << v(notify.getKey()[1]) << ", "
+           << target << ");\n";
+  } else if (auto await = dyn_cast<snac::AwaitOp>(op)) {
+    auto [kind, index] = events.lookup(await.getEvent());
+    if (await.getKey().size() != 2)
+      return await.emitError()
+             << "the CUDA backend lowers events keyed by (partition, chunk "
+                "or slot); got "
+             << await.getKey().size() << " key values";
+    std::string k = v(await.getKey()[0]), c = v(await.getKey()[1]);
+    if (kind == snac::EventKind::ready) {
+      std::string source = await.getSource() ? v(await.getSource()) : "-1";
+      cond() << "if (!ctx.awaitReady(" << index << " /* " << await.getEvent()
+             << " */, " << k << ", " << c << ", " << source << ", "
+             << currentRole << ")) return false;\n";
+    } else {
+      // A use count needs the chunk whose slot this is.
+      auto slot = await.getKey()[1].getDefiningOp<snac::SlotOp>();
+      if (!slot)
+        return await.emitError()
+               << "the CUDA backend needs the slot key of a free event to "
+                  "come from snac.slot";
+      cond() << "if (!ctx.awaitFree(" << index << " /* " << await.getEvent()
+             << " */, " << k << ", " << c << ", " << v(slot.getChunk())
+             << ", " << v(await.getQuota()) << ", " << currentRole
+             << ")) return false;\n";
+    }
+  } else {
+    return op.emitError() << "the CUDA backend cannot lower '"
+                          << op.getName().getStringRef() << "'";
+  }
+  return success();
+}
+
+LogicalResult ScheduleEmitter::emitBlock(Block &block, int indent) {
+  // Consecutive copy/reduce/notify/await ops form one task, owned by one CTA.
+  std::string mine;
+  for (Operation &op : block) {
+    bool sideEffect = isa<snac::CopyOp, snac::ReduceOp, snac::NotifyOp,
+                          snac::AwaitOp>(op);
+    if (sideEffect && mine.empty()) {
+      mine = formatv("mine{0}", nextTask++).str();
+      line(indent) << "const bool " << mine << " = (task++ % kCtas) == cta;\n";
+    } else if (!sideEffect && !isa<arith::ConstantOp, snac::SlotOp>(op)) {
+      mine.clear();
+    }
+    if (failed(emitOp(op, indent, mine)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult ScheduleEmitter::emitRole(snac::RoleOp role, int index) {
+  currentRole = index;
+  Block &body = role.getBody().front();
+  names[role.getRank()] = "rank";
+  names[role.getWorldSize()] = "n";
+  names[role.getRootRank()] = "root";
+  os << formatv("/// Role '{0}' ({1}, {2} CTAs).\n", role.getSymName(),
+                stringifyParticipants(role.getParticipants()), role.getCtas());
+  os << "template <class Ctx>\n";
+  os << formatv("__device__ bool {0}_{1}(Ctx &ctx, const int cta, char "
+                "*smem) {{\n",
+                prefix, role.getSymName());
+  os << "  using E = typename Ctx::Elem;\n";
+  os << formatv("  constexpr int kCtas = {0};\n", role.getCtas());
+  os << "  const long long rank = ctx.rank();\n";
+  os << "  const long long n = Ctx::kN;\n";
+  os << "  const long long root = ctx.root();\n";
+  os << "  (void)n; (void)root; (void)smem;\n";
+  if (role.getParticipants() == snac::Participants::root)
+    os << "  if (rank != root) return true;\n";
+  os << "  long long task = 0;\n  (void)task;\n";
+  if (failed(emitBlock(body, 1)))
+    return failure();
+  os << "  return true;\n}\n\n";
+  return success();
+}
+
+/// The last CTA of a call advances the use counts of the slots every free
+/// event guards: each chunk of each partition of the guarded buffer at this
+/// rank was one use (the derivation awaits once per chunk written).
+LogicalResult ScheduleEmitter::emitAdvance() {
+  os << "template <class Ctx>\n";
+  os << formatv("__device__ void {0}_advance(Ctx &ctx) {{\n", prefix);
+  os << "  const long long rank = ctx.rank(), root = ctx.root();\n";
+  os << "  (void)rank; (void)root;\n";
+  llvm::StringSet<> done;
+  for (auto role : schedule.getBody().getOps<snac::RoleOp>()) {
+    WalkResult result = role.walk([&](snac::AwaitOp await) {
+      auto [kind, index] = events.lookup(await.getEvent());
+      if (kind != snac::EventKind::free || !done.insert(await.getEvent()).second)
+        return WalkResult::advance();
+      auto slot = await.getKey()[1].getDefiningOp<snac::SlotOp>();
+      if (!slot) {
+        await.emitError() << "the CUDA backend needs the slot key of a free "
+                             "event to come from snac.slot";
+        return WalkResult::interrupt();
+      }
+      const BufferDesc &b = buffers.lookup(slot.getBuffer());
+      const char *side =
+          b.side == snac::GeometrySide::input_of ? "Input" : "Output";
+      coll::TransformOp t = collective.getTransforms()[b.part];
+      coll::Layout l = b.side == snac::GeometrySide::input_of ? t.getInput()
+                                                              : t.getOutput();
+      const char *parts =
+          coll::fixedLayout(l) == coll::Layout::packed ? "1" : "Ctx::kN";
+      std::string guard =
+          role.getParticipants() == snac::Participants::root
+              ? "if (rank == root) "
+              : "";
+      os << formatv("  {0}for (long long j = 0; j < {1}; ++j)\n", guard,
+                    parts);
+      os << formatv("    ctx.advanceUses({0} /* {1} */, j, ctx.template "
+                    "numChunks<Side::{2}, {3}>(rank, j));\n",
+                    index, await.getEvent(), side, b.part);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return failure();
+  }
+  os << "}\n\n";
+  return success();
+}
+
+LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
+  prefix = ("collc_" + collective.getSymName()).str();
+  if (failed(collectSymbols()))
+    return failure();
+  auto transforms = collective.getTransforms();
+
+  // The collective's layouts, baked in.
+  os << "//===- @" << collective.getSymName() << " -===//\n\n";
+  os << "struct " << prefix << "_desc {\n";
+  os << "  static constexpr int kParts = " << transforms.size() << ";\n";
+  os << "  static constexpr Part kPart[" << transforms.size() << "] = {";
+  for (auto [i, t] : llvm::enumerate(transforms)) {
+    os << (i ? ", " : "") << "{"
+       << (t.getConsume() == coll::ConsumeOp::copy ? "Consume::Copy"
+                                                   : "Consume::Reduce")
+       << ", " << layoutName(t.getInput()) << ", " << layoutName(t.getOutput())
+       << ", "
+       << (t.getRootRole() == coll::Root::producer   ? "Root::Producer"
+           : t.getRootRole() == coll::Root::consumer ? "Root::Consumer"
+                                                     : "Root::None")
+       << "}";
+  }
+  os << "};\n};\n\n";
+
+  SmallVector<snac::RoleOp> roles =
+      llvm::to_vector(schedule.getBody().getOps<snac::RoleOp>());
+  for (auto [i, role] : llvm::enumerate(roles))
+    if (failed(emitRole(role, i)))
+      return failure();
+  if (failed(emitAdvance()))
+    return failure();
+
+  int grid = 0;
+  for (auto role : roles)
+    grid += role.getCtas();
+  for (Attribute attr : collective.getElementTypes()) {
+    std::optional<ElemInfo> elem = elemInfo(cast<TypeAttr>(attr).getValue());
+    if (!elem)
+      return collective.emitError() << "no CUDA type for " << attr;
+    for (int64_t n : collective.getWorldSizes()) {
+      std::string kernel =
+          formatv("{0}_{1}_n{2}", prefix, elem->spelling, n).str();
+      os << "extern \"C\" __global__ void __launch_bounds__("
+            "COLLC_KERNEL_THREADS, 1)\n"
+         << kernel << "(const collcKernelParams params) {\n";
+      os << "  __shared__ __align__(16) char smem[COLLC_ATOM_SMEM_BYTES];\n";
+      if (target.hasPdl())
+        os << "  // Wait for the previous kernel on the stream (programmatic "
+              "dependent launch).\n  collc::dev::griddepcontrol_wait();\n";
+      os << formatv("  using Ctx = Context<{0}, {1}, {2}_desc, {3}, {4}, {5}, "
+                    "{6}>;\n",
+                    elem->cudaType, n, prefix, schedule.getChunkBytes(),
+                    schedule.getStagingSlots(), readyEvents, freeEvents);
+      os << "  Ctx ctx(params);\n  bool ok = true;\n";
+      os << "  const int b = blockIdx.x;\n";
+      int start = 0;
+      for (auto [i, role] : llvm::enumerate(roles)) {
+        int end = start + role.getCtas();
+        os << formatv("  {0}if (b < {1}) ok = {2}_{3}(ctx, b - {4}, smem);\n",
+                      i ? "else " : "", end, prefix, role.getSymName(), start);
+        start = end;
+      }
+      os << "  if (!ok) return; // A wait timed out; the error is recorded.\n";
+      os << "  if (ctx.arriveLast() && threadIdx.x == 0) {\n";
+      os << formatv("    {0}_advance(ctx);\n", prefix);
+      os << "    ctx.finishCall();\n  }\n";
+      if (target.hasPdl())
+        os << "  collc::dev::griddepcontrol_launch_dependents();\n";
+      os << "}\n\n";
+      if (kernels) {
+        cuda::KernelInfo info;
+        info.name = kernel;
+        info.collective = collective.getSymName().str();
+        info.elementType = elem->spelling;
+        info.elementBytes = elem->bytes;
+        info.worldSize = n;
+        info.grid = grid;
+        info.threads = 512;
+        info.chunkBytes = schedule.getChunkBytes();
+        info.slots = schedule.getStagingSlots();
+        info.readyEvents = readyEvents;
+        info.freeEvents = freeEvents;
+        info.parts = transforms.size();
+        info.hasIntermediate = transforms.size() == 2;
+        auto partitions = [&](coll::Layout l) {
+          return coll::fixedLayout(l) == coll::Layout::packed ? 1 : (int)n;
+        };
+        info.stagingPartitions = partitions(transforms[0].getInput());
+        info.intermediatePartitions =
+            info.hasIntermediate ? partitions(transforms[0].getOutput()) : 0;
+        info.rooted = collective.getRootRole() != coll::Root::none;
+        info.pdl = target.hasPdl();
+        info.inputLayout = stringifyLayout(collective.getInputLayout()).str();
+        info.outputLayout = stringifyLayout(collective.getOutputLayout()).str();
+        info.variable = coll::isVariable(collective.getInputLayout());
+        kernels->push_back(std::move(info));
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult cuda::emitCuda(ModuleOp module, const Target &target,
+                             llvm::raw_ostream &os,
+                             std::vector<KernelInfo> *kernels) {
+  os << "// Generated by collc for " << target.name
+     << ". Do not edit: change the spec.\n";
+  os << "#include \"collc/device/atom.cuh\"\n";
+  os << "#include \"collc/device/snac/schedule.cuh\"\n\n";
+  os << "using namespace collc::dev::snac;\n\n";
+  for (auto schedule : module.getOps<snac::ScheduleOp>()) {
+    auto collective =
+        module.lookupSymbol<coll::CollectiveOp>(schedule.getCollective());
+    if (!collective)
+      return schedule.emitError() << "no coll.collective named @"
+                                  << schedule.getCollective();
+    if (failed(ScheduleEmitter(schedule, collective, target, os).emit(kernels)))
+      return failure();
+  }
+  return success();
+}

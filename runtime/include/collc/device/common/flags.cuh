@@ -1,0 +1,254 @@
+//===- flags.cuh - Flag/epoch loads, stores, fences, bounded waits -*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Readiness by flags (DESIGN.md, "Flag/epoch notification"): a producer
+/// stages its data, then publishes a 64-bit epoch with release order; a
+/// consumer acquires the epoch, then reads the data.
+///
+/// Every wrapper is one PTX instruction in `asm volatile` with a "memory"
+/// clobber, so the compiler neither drops nor moves it, nor caches memory
+/// across it. Names spell the memory ordering and the scope; relaxed variants
+/// have their own names. The scope is a template parameter (selected with
+/// `if constexpr`), and the `_sys` names are the instances the generated code
+/// uses: flags live in peer GPUs' memory, so system scope.
+///
+/// Addresses are generic (no state space in the PTX), so a flag may live in
+/// local or peer global memory or in mapped host memory.
+///
+/// Waits are bounded (STYLE.md 12): they take a timeout in nanoseconds,
+/// measured with the %globaltimer register (a nanosecond clock; its update
+/// granularity is 32 ns to 1 us depending on the GPU, so a timeout is honoured
+/// to within that), and additionally cap the number of polls at
+/// timeoutNs + kPollBatch (a poll takes far more than 1 ns), so a wait ends
+/// even if the timer stalled. With COLLC_DEVICE_TRAP_ON_TIMEOUT defined, an
+/// expired wait prints its condition and traps (debug builds).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_DEVICE_COMMON_FLAGS_CUH
+#define COLLC_DEVICE_COMMON_FLAGS_CUH
+
+#include "collc/device/common/arch_config.cuh"
+#include "collc/device/common/types.cuh"
+
+namespace collc {
+namespace dev {
+
+/// Memory-model scope of an ordering (PTX .cta, .gpu, .sys).
+enum class Scope { Cta, Gpu, Sys };
+
+#if defined(COLLC_DEVICE_COMPILE)
+
+static_assert(sizeof(uint64_t) == 8, "flags are 64-bit");
+
+/// Plain load of the 64-bit flag, acquire order, scope S (ld.acquire.S.u64).
+template <Scope S> COLLC_DEVICE_INLINE uint64_t ld_acquire(const uint64_t *p) {
+  uint64_t v;
+  if constexpr (S == Scope::Sys)
+    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  else
+    asm volatile("ld.acquire.cta.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Load of the 64-bit flag, relaxed (no ordering), scope S.
+template <Scope S> COLLC_DEVICE_INLINE uint64_t ld_relaxed(const uint64_t *p) {
+  uint64_t v;
+  if constexpr (S == Scope::Sys)
+    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  else
+    asm volatile("ld.relaxed.cta.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Store of the 64-bit flag, release order, scope S: every memory operation
+/// of this thread before it is visible to whoever acquires the value.
+template <Scope S> COLLC_DEVICE_INLINE void st_release(uint64_t *p, uint64_t v) {
+  if constexpr (S == Scope::Sys)
+    asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else
+    asm volatile("st.release.cta.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/// Store of the 64-bit flag, relaxed, scope S.
+template <Scope S> COLLC_DEVICE_INLINE void st_relaxed(uint64_t *p, uint64_t v) {
+  if constexpr (S == Scope::Sys)
+    asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else
+    asm volatile("st.relaxed.cta.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/// Atomic `*p += v` without a result (PTX red), release order, scope S: the
+/// many-producers form of st_release (e.g. a counter of arrived peers).
+template <Scope S>
+COLLC_DEVICE_INLINE void red_add_release(uint64_t *p, uint64_t v) {
+  if constexpr (S == Scope::Sys)
+    asm volatile("red.release.sys.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("red.release.gpu.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else
+    asm volatile("red.release.cta.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/// Atomic `*p += v` without a result, relaxed, scope S.
+template <Scope S>
+COLLC_DEVICE_INLINE void red_add_relaxed(uint64_t *p, uint64_t v) {
+  if constexpr (S == Scope::Sys)
+    asm volatile("red.relaxed.sys.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("red.relaxed.gpu.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else
+    asm volatile("red.relaxed.cta.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/// Atomic `old = *p; *p += v; return old` (PTX atom), acquire-release order,
+/// scope S (e.g. a device-side call counter that also orders).
+template <Scope S>
+COLLC_DEVICE_INLINE uint64_t atom_add_acq_rel(uint64_t *p, uint64_t v) {
+  uint64_t old;
+  if constexpr (S == Scope::Sys)
+    asm volatile("atom.acq_rel.sys.add.u64 %0, [%1], %2;"
+                 : "=l"(old) : "l"(p), "l"(v) : "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("atom.acq_rel.gpu.add.u64 %0, [%1], %2;"
+                 : "=l"(old) : "l"(p), "l"(v) : "memory");
+  else
+    asm volatile("atom.acq_rel.cta.add.u64 %0, [%1], %2;"
+                 : "=l"(old) : "l"(p), "l"(v) : "memory");
+  return old;
+}
+
+/// Fence with acquire-release semantics at scope S (fence.acq_rel.S). After
+/// a relaxed load that observed a release, it completes an acquire pattern;
+/// before a relaxed store, a release pattern.
+template <Scope S> COLLC_DEVICE_INLINE void fence_acq_rel() {
+  if constexpr (S == Scope::Sys)
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+  else if constexpr (S == Scope::Gpu)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  else
+    asm volatile("fence.acq_rel.cta;" ::: "memory");
+}
+
+/// ld.acquire.sys.u64: load a flag published by any GPU or the host.
+COLLC_DEVICE_INLINE uint64_t ld_acquire_sys(const uint64_t *p) {
+  return ld_acquire<Scope::Sys>(p);
+}
+/// ld.relaxed.sys.u64.
+COLLC_DEVICE_INLINE uint64_t ld_relaxed_sys(const uint64_t *p) {
+  return ld_relaxed<Scope::Sys>(p);
+}
+/// st.release.sys.u64: publish a flag to any GPU or the host.
+COLLC_DEVICE_INLINE void st_release_sys(uint64_t *p, uint64_t v) {
+  st_release<Scope::Sys>(p, v);
+}
+/// st.relaxed.sys.u64.
+COLLC_DEVICE_INLINE void st_relaxed_sys(uint64_t *p, uint64_t v) {
+  st_relaxed<Scope::Sys>(p, v);
+}
+/// red.release.sys.add.u64: atomic add, release, system scope, no result.
+COLLC_DEVICE_INLINE void red_add_release_sys(uint64_t *p, uint64_t v) {
+  red_add_release<Scope::Sys>(p, v);
+}
+/// red.relaxed.sys.add.u64.
+COLLC_DEVICE_INLINE void red_add_relaxed_sys(uint64_t *p, uint64_t v) {
+  red_add_relaxed<Scope::Sys>(p, v);
+}
+/// fence.acq_rel.sys.
+COLLC_DEVICE_INLINE void fence_acq_rel_sys() { fence_acq_rel<Scope::Sys>(); }
+
+/// The %globaltimer register: nanoseconds (see the file comment for its
+/// resolution). Read with `asm volatile` so each call really reads it.
+COLLC_DEVICE_INLINE uint64_t globaltimer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// Number of polls between two reads of the timer in the bounded waits.
+constexpr int kPollBatch = 8;
+
+namespace detail {
+/// Shared body of the bounded waits: polls `*p >= target` with relaxed loads
+/// at scope S; on success, when Acquire, issues fence.acq_rel.S (a relaxed
+/// load that observed the value followed by the fence is an acquire pattern)
+/// and returns true; returns false once `timeoutNs` have passed (or
+/// timeoutNs + kPollBatch polls were made). *observed gets the last value.
+template <Scope S, bool Acquire>
+COLLC_DEVICE_INLINE bool wait_geq(const uint64_t *p, uint64_t target,
+                                  unsigned long long timeoutNs,
+                                  uint64_t *observed) {
+  uint64_t v = ld_relaxed<S>(p);
+  bool ok = v >= target;
+  if (!ok) {
+    const uint64_t start = globaltimer_ns();
+    unsigned long long polls = 0;
+    const unsigned long long maxPolls = timeoutNs + kPollBatch;
+    while (!ok) {
+      COLLC_PRAGMA_UNROLL
+      for (int i = 0; i < kPollBatch; ++i) {
+        v = ld_relaxed<S>(p);
+        ok = ok || v >= target;
+      }
+      polls += kPollBatch;
+      if (!ok && (globaltimer_ns() - start >= timeoutNs || polls >= maxPolls))
+        break;
+    }
+  }
+  if (observed)
+    *observed = v;
+  if (ok) {
+    if constexpr (Acquire)
+      fence_acq_rel<S>();
+    return true;
+  }
+#if defined(COLLC_DEVICE_TRAP_ON_TIMEOUT)
+  printf("collc: wait timed out: *p (%llu) >= target (%llu) after %llu ns\n",
+         static_cast<unsigned long long>(v),
+         static_cast<unsigned long long>(target), timeoutNs);
+  __trap();
+#endif
+  return false;
+}
+} // namespace detail
+
+/// Waits (single thread) until `*p >= target`, with acquire semantics at
+/// system scope on success: data the producer wrote before its release of a
+/// value >= target is then visible to this thread (and, after a CTA barrier,
+/// to the whole CTA). Returns false, without acquiring, if `timeoutNs`
+/// nanoseconds pass first; `*observed` (optional) gets the last value read,
+/// for the error message naming the event.
+COLLC_DEVICE_INLINE bool wait_geq_acquire_sys(const uint64_t *p,
+                                              uint64_t target,
+                                              unsigned long long timeoutNs,
+                                              uint64_t *observed = nullptr) {
+  return detail::wait_geq<Scope::Sys, true>(p, target, timeoutNs, observed);
+}
+
+/// As wait_geq_acquire_sys, without the acquire (relaxed): for counters whose
+/// arrival orders nothing else.
+COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const uint64_t *p,
+                                              uint64_t target,
+                                              unsigned long long timeoutNs,
+                                              uint64_t *observed = nullptr) {
+  return detail::wait_geq<Scope::Sys, false>(p, target, timeoutNs, observed);
+}
+
+#endif // defined(COLLC_DEVICE_COMPILE)
+
+} // namespace dev
+} // namespace collc
+
+#endif // COLLC_DEVICE_COMMON_FLAGS_CUH

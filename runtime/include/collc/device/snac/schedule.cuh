@@ -1,0 +1,322 @@
+//===- schedule.cuh - what a generated SNAC kernel runs on ------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The device side of a derived schedule: buffer geometry (layouts and the
+/// run-time size matrix), chunk regions and slots, and the events of the
+/// schedule (abi.h lays out their words). Generated kernels
+/// (`collc --emit=cuda`) are loops over these calls; the bytes move through
+/// the Atom (atom.cuh). Nothing here depends on a collective's name.
+///
+/// Semantics (docs/snac.md): a ready event is a word per (sender, partition,
+/// slot) at the receiver holding (call << 32) | (chunk + 1); a free event is
+/// a release counter per (partition, slot) at the region's owner, and the
+/// u-th use of a slot waits for (u - 1) * quota releases. The use count of
+/// earlier calls lives in the private state and is advanced by the last CTA
+/// of each call.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_DEVICE_SNAC_SCHEDULE_CUH
+#define COLLC_DEVICE_SNAC_SCHEDULE_CUH
+
+#include "collc/device/atom.cuh"
+#include "collc/device/snac/abi.h"
+
+#if defined(COLLC_DEVICE_COMPILE)
+
+/// Shared memory a generated kernel gives the Atom (the copy pipeline's).
+#define COLLC_ATOM_SMEM_BYTES (collc::dev::kCopySmemBytesDefault)
+
+namespace collc::dev::snac {
+
+enum class Layout { Packed, Scattered, Transposed };
+enum class Consume { Copy, Reduce };
+enum class Root { None, Producer, Consumer };
+/// Whether a buffer has the geometry of a transform's input or output.
+enum class Side { Input, Output };
+enum class Kind { Input, Output, Staging, Intermediate };
+
+/// One transform of the collective, as the generator bakes it in.
+struct Part {
+  Consume consume;
+  Layout in, out;
+  Root root;
+};
+
+/// Partition sizes and offsets of the collective's buffers (Purlin 3.1), from
+/// the size matrix of the first transform's input. `Desc` provides
+/// `static constexpr int kParts` and `static constexpr Part kPart[]`.
+template <class Desc, int N>
+struct Geometry {
+  const long long *sizes;
+  int root;
+
+  static constexpr COLLC_HOST_DEVICE_INLINE int partitions(Layout l) {
+    return l == Layout::Packed ? 1 : N;
+  }
+
+  /// Elements producer rank `p` contributes to partition `k` of transform
+  /// `T`'s input.
+  template <int T>
+  COLLC_DEVICE_INLINE long long inSize(int p, int k) const {
+    if constexpr (T == 0)
+      return sizes[p * partitions(Desc::kPart[0].in) + k];
+    else
+      return outSize<T - 1>(p, k);
+  }
+
+  /// Elements of partition `j` of transform `T`'s output at rank `r`.
+  template <int T>
+  COLLC_DEVICE_INLINE long long outSize(int r, int j) const {
+    constexpr Part part = Desc::kPart[T];
+    const int q = part.in == Layout::Packed ? 0 : r;
+    if constexpr (part.out == Layout::Packed)
+      return inSize<T>(part.consume == Consume::Reduce ? 0 : root, q);
+    else
+      return inSize<T>(j, q);
+  }
+
+  template <Side S, int T>
+  COLLC_DEVICE_INLINE long long size(int owner, int j) const {
+    if constexpr (S == Side::Input)
+      return inSize<T>(owner, j);
+    else
+      return outSize<T>(owner, j);
+  }
+
+  template <Side S, int T>
+  COLLC_DEVICE_INLINE long long offset(int owner, int j) const {
+    long long at = 0;
+    for (int i = 0; i < j; ++i)
+      at += size<S, T>(owner, i);
+    return at;
+  }
+};
+
+/// The running schedule of one kernel launch on one rank.
+template <typename E, int N, class Desc, long long ChunkBytes, int Slots,
+          int ReadyEvents, int FreeEvents>
+struct Context {
+  using Elem = E;
+  static constexpr int kN = N;
+  static constexpr long long kChunkElems =
+      ChunkBytes / (long long)sizeof(E) > 0 ? ChunkBytes / (long long)sizeof(E)
+                                            : 1;
+  static constexpr unsigned long long kReadyWords =
+      (unsigned long long)ReadyEvents * N * N * Slots;
+
+  collcKernelParams p;
+  Geometry<Desc, N> geo;
+  /// This call's sequence number (1 for the first call), the same on every
+  /// rank: it stamps ready events so a word from an earlier call never
+  /// satisfies a wait.
+  unsigned long long call;
+  bool failed = false;
+
+  COLLC_DEVICE_INLINE explicit Context(const collcKernelParams &params)
+      : p(params), geo{params.sizes, params.root},
+        call(params.state[COLLC_STATE_SEQ] + 1) {}
+
+  COLLC_DEVICE_INLINE int rank() const { return p.rank; }
+  COLLC_DEVICE_INLINE int root() const { return p.root; }
+
+  template <Side S, int T>
+  COLLC_DEVICE_INLINE long long numChunks(long long owner, long long j) const {
+    return (geo.template size<S, T>((int)owner, (int)j) + kChunkElems - 1) /
+           kChunkElems;
+  }
+
+  /// The slot of `chunk` in a buffer of kind `K`: peer-accessible buffers
+  /// cycle through `Slots` slots per partition.
+  template <Kind K>
+  static COLLC_DEVICE_INLINE long long slot(long long chunk) {
+    if constexpr (K == Kind::Staging || K == Kind::Intermediate)
+      return chunk % Slots;
+    else
+      return chunk;
+  }
+
+  /// Address and length of chunk `c` of partition `j` of a buffer at rank
+  /// `owner`.
+  template <Kind K, Side S, int T>
+  COLLC_DEVICE_INLINE E *region(long long owner, long long j, long long c,
+                                long long &len) const {
+    const long long size = geo.template size<S, T>((int)owner, (int)j);
+    len = size - c * kChunkElems < kChunkElems ? size - c * kChunkElems
+                                               : kChunkElems;
+    if constexpr (K == Kind::Input)
+      return const_cast<E *>(static_cast<const E *>(p.input)) +
+             geo.template offset<S, T>((int)owner, (int)j) + c * kChunkElems;
+    else if constexpr (K == Kind::Output)
+      return static_cast<E *>(p.output) +
+             geo.template offset<S, T>((int)owner, (int)j) + c * kChunkElems;
+    else if constexpr (K == Kind::Staging)
+      return static_cast<E *>(p.staging[owner]) +
+             (j * Slots + c % Slots) * kChunkElems;
+    else
+      return static_cast<E *>(p.inter[owner]) +
+             (j * Slots + c % Slots) * kChunkElems;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Events. One thread signals or waits; the CTA barrier around it orders
+  // the other threads' accesses (cumulativity of release and acquire).
+  //===--------------------------------------------------------------------===//
+
+  // Event words are 64-bit; the flag primitives take uint64_t, which is
+  // `unsigned long` rather than `unsigned long long` on some hosts.
+  COLLC_DEVICE_INLINE uint64_t *readyWord(int at, int event, int sender,
+                                          long long k, long long c) const {
+    return reinterpret_cast<uint64_t *>(
+        p.events[at] +
+        (((unsigned long long)event * N + sender) * N + k) * Slots +
+        c % Slots);
+  }
+
+  COLLC_DEVICE_INLINE uint64_t *freeWord(int at, int event, long long k,
+                                         long long s) const {
+    return reinterpret_cast<uint64_t *>(
+        p.events[at] + kReadyWords +
+        ((unsigned long long)event * N + k) * Slots + s);
+  }
+
+  COLLC_DEVICE_INLINE unsigned long long *uses(int event, long long k,
+                                               long long s) const {
+    return p.state + COLLC_STATE_USES +
+           ((unsigned long long)event * N + k) * Slots + s;
+  }
+
+  /// Publishes chunk `c` of partition `k` to rank `target`, or to every rank
+  /// when `target` < 0, after this CTA's writes (release, system scope).
+  COLLC_DEVICE_INLINE void notifyReady(int event, long long k, long long c,
+                                       long long target) {
+    __syncthreads();
+    const uint64_t value = (call << 32) | (unsigned long long)(c + 1);
+    const int t = threadIdx.x;
+    if (target >= 0) {
+      if (t == 0) {
+        fence_acq_rel_sys();
+        st_release_sys(readyWord((int)target, event, p.rank, k, c), value);
+      }
+    } else if (t < N) {
+      fence_acq_rel_sys();
+      st_release_sys(readyWord(t, event, p.rank, k, c), value);
+    }
+  }
+
+  /// Releases slot `s` of partition `k` to its owner `target` (every rank
+  /// when < 0): one more consumer is done with it.
+  COLLC_DEVICE_INLINE void notifyFree(int event, long long k, long long s,
+                                      long long target) {
+    __syncthreads();
+    const int t = threadIdx.x;
+    if (target >= 0) {
+      if (t == 0)
+        red_add_release_sys(freeWord((int)target, event, k, s), 1);
+    } else if (t < N) {
+      red_add_release_sys(freeWord(t, event, k, s), 1);
+    }
+  }
+
+  /// Waits until chunk `c` of partition `k` was published by `source` (every
+  /// rank when < 0). Returns false, after recording the error, on timeout.
+  COLLC_DEVICE_INLINE bool awaitReady(int event, long long k, long long c,
+                                      long long source, int role) {
+    __shared__ int ok;
+    const uint64_t target = (call << 32) | (unsigned long long)(c + 1);
+    const int t = threadIdx.x;
+    if (t == 0)
+      ok = 1;
+    __syncthreads();
+    const bool waits = source >= 0 ? t == 0 : t < N;
+    if (waits) {
+      const int from = source >= 0 ? (int)source : t;
+      if (!wait_geq_acquire_sys(readyWord(p.rank, event, from, k, c), target,
+                                p.timeoutNs)) {
+        ok = 0;
+        recordTimeout(role, event, from, k, c);
+      }
+    }
+    __syncthreads();
+    failed = !ok;
+    return ok;
+  }
+
+  /// Waits until every earlier use of slot `s` (chunk `c`) of partition `k`
+  /// of this rank's buffer was released `quota` times.
+  COLLC_DEVICE_INLINE bool awaitFree(int event, long long k, long long s,
+                                     long long c, long long quota, int role) {
+    __shared__ int ok;
+    const int t = threadIdx.x;
+    if (t == 0) {
+      ok = 1;
+      const unsigned long long earlier =
+          *uses(event, k, s) + (unsigned long long)(c / Slots);
+      if (!wait_geq_acquire_sys(freeWord(p.rank, event, k, s),
+                                (uint64_t)(earlier * (unsigned long long)quota),
+                                p.timeoutNs)) {
+        ok = 0;
+        recordTimeout(role, event, -1, k, s);
+      }
+    }
+    __syncthreads();
+    failed = !ok;
+    return ok;
+  }
+
+  /// Advances the use count of every slot of partition `k` by the chunks of
+  /// this call (run by the last CTA, once per free event and partition).
+  COLLC_DEVICE_INLINE void advanceUses(int event, long long k,
+                                       long long chunks) {
+    for (long long s = 0; s < Slots && s < chunks; ++s)
+      *uses(event, k, s) += (unsigned long long)((chunks - s + Slots - 1) /
+                                                 Slots);
+  }
+
+  COLLC_DEVICE_INLINE void recordTimeout(int role, int event, int peer,
+                                         long long k0, long long k1) {
+    unsigned long long *err = p.state + COLLC_STATE_ERROR;
+    if (atomicCAS(err, (unsigned long long)COLLC_KERNEL_OK,
+                  (unsigned long long)COLLC_KERNEL_TIMEOUT) ==
+        COLLC_KERNEL_OK) {
+      err[1] = call;
+      err[2] = (unsigned long long)p.rank;
+      err[3] = (unsigned long long)role;
+      err[4] = (unsigned long long)event;
+      err[5] = (unsigned long long)(long long)peer;
+      err[6] = (unsigned long long)k0;
+      err[7] = (unsigned long long)k1;
+      __threadfence_system();
+    }
+  }
+
+  /// Counts this CTA in; true for the last CTA of the call, which may then
+  /// do the call's bookkeeping and must call `finishCall`.
+  COLLC_DEVICE_INLINE bool arriveLast() {
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      const unsigned long long before =
+          atomicAdd(p.state + COLLC_STATE_ARRIVALS, 1ull);
+      last = before + 1 == call * gridDim.x;
+    }
+    __syncthreads();
+    return last;
+  }
+
+  COLLC_DEVICE_INLINE void finishCall() {
+    __threadfence();
+    p.state[COLLC_STATE_SEQ] = call;
+  }
+};
+
+} // namespace collc::dev::snac
+
+#endif // defined(COLLC_DEVICE_COMPILE)
+
+#endif // COLLC_DEVICE_SNAC_SCHEDULE_CUH
