@@ -31,7 +31,34 @@
   X(cuDriverGetVersion)                                                        \
   X(cuDeviceGetCount)                                                          \
   X(cuDeviceGet)                                                               \
-  X(cuDeviceGetAttribute)
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuDevicePrimaryCtxRelease)                                                 \
+  X(cuDeviceCanAccessPeer)                                                     \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuCtxGetCurrent)                                                           \
+  X(cuCtxEnablePeerAccess)                                                     \
+  X(cuCtxSynchronize)                                                          \
+  X(cuMemAlloc)                                                                \
+  X(cuMemFree)                                                                 \
+  X(cuMemsetD8)                                                                \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyHtoDAsync)                                                         \
+  X(cuMemcpyDtoH)                                                              \
+  X(cuMemHostAlloc)                                                            \
+  X(cuMemHostGetDevicePointer)                                                 \
+  X(cuMemFreeHost)                                                             \
+  X(cuMemGetAddressRange)                                                      \
+  X(cuPointerGetAttribute)                                                     \
+  X(cuIpcGetMemHandle)                                                         \
+  X(cuIpcOpenMemHandle)                                                        \
+  X(cuIpcCloseMemHandle)                                                       \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleGetFunction)                                                       \
+  X(cuModuleUnload)                                                            \
+  X(cuLaunchKernelEx)                                                          \
+  X(cuStreamIsCapturing)                                                       \
+  X(cuStreamGetCtx)
 
 namespace collc {
 namespace drv {

@@ -72,9 +72,41 @@ typedef enum {
 } collcDebugLevel_t;
 
 /// Opaque handle to a loaded collc module (the compiled collectives of one
-/// spec). The loader that creates it is not written yet; the type is declared
-/// now so that the handle convention is fixed for every later API.
+/// spec: a module file written by `collc --emit=module`).
 typedef struct collcModule *collcModule_t;
+
+/// Opaque handle to a communicator: one rank of a group of GPUs in one NVLink
+/// domain, running the collectives of one module.
+typedef struct collcComm *collcComm_t;
+
+/// A CUDA stream: the same type as CUstream and cudaStream_t.
+typedef struct CUstream_st *collcStream_t;
+
+/// Element types, as a spec names them.
+typedef enum {
+  collcBfloat16 = 0,
+  collcFloat16 = 1,
+  collcFloat32 = 2,
+  collcFloat8e4m3 = 3,
+  collcFloat8e5m2 = 4,
+  collcNumTypes = 5
+} collcDataType_t;
+
+/// Reduction operators.
+typedef enum {
+  collcSum = 0,
+  collcMax = 1,
+  collcMin = 2,
+  collcAvg = 3,
+  collcNumOps = 4
+} collcRedOp_t;
+
+/// Gathers `bytes` bytes from every rank into `recv` (rank order, `bytes`
+/// per rank). Called collectively by every rank during communicator setup;
+/// MPI_Allgather, torch.distributed.all_gather or ncclAllGather all fit.
+/// Returns 0 on success.
+typedef int (*collcAllGatherFn_t)(const void *send, void *recv, size_t bytes,
+                                  void *userData);
 
 /// Marks an int field of collcConfig_t as "not set": the runtime then uses
 /// its default (or the matching environment variable).
@@ -140,6 +172,101 @@ COLLC_API collcResult_t collcDriverInfo(int *driverVersion, int *deviceCount);
 /// with CUDA ordinal \p device, loading the driver if needed.
 COLLC_API collcResult_t collcDeviceGetComputeCapability(int device, int *major,
                                                         int *minor);
+
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+/// Reads and checks a module file (format and kernel ABI versions, hashes).
+/// No GPU is touched until a communicator uses the module.
+COLLC_API collcResult_t collcModuleLoad(collcModule_t *module,
+                                        const char *path);
+/// As collcModuleLoad, from bytes in memory (copied).
+COLLC_API collcResult_t collcModuleLoadData(collcModule_t *module,
+                                            const void *data, size_t bytes);
+/// Frees a module. Communicators using it must be destroyed first.
+COLLC_API collcResult_t collcModuleDestroy(collcModule_t module);
+
+//===----------------------------------------------------------------------===//
+// Communicators
+//===----------------------------------------------------------------------===//
+
+/// Creates rank `rank` of `nranks` on CUDA device `cudaDevice` (one process
+/// per GPU). `allgather` exchanges the peer-memory handles; every rank must
+/// call this with the same module. Workspaces for every kernel of the module
+/// at `nranks` ranks are allocated and exchanged here, so calls made later
+/// (also inside CUDA graph capture) allocate nothing.
+COLLC_API collcResult_t collcCommInitRank(collcComm_t *comm,
+                                          collcModule_t module, int nranks,
+                                          int rank, int cudaDevice,
+                                          collcAllGatherFn_t allgather,
+                                          void *userData,
+                                          const collcConfig_t *config);
+
+/// Creates `ndev` communicators, one per device in `devices`, in one process
+/// (rank i on devices[i]); comms[i] receives rank i.
+COLLC_API collcResult_t collcCommInitAll(collcComm_t *comms,
+                                         collcModule_t module, int ndev,
+                                         const int *devices,
+                                         const collcConfig_t *config);
+
+/// Frees the communicator after its work on every stream finished.
+COLLC_API collcResult_t collcCommDestroy(collcComm_t comm);
+/// Marks the communicator failed and frees it without waiting for peers (use
+/// after collcTimeout). Work still queued may fail.
+COLLC_API collcResult_t collcCommAbort(collcComm_t comm);
+/// Reports an error a kernel recorded (without synchronizing): collcSuccess,
+/// or collcTimeout with collcGetLastError() naming the collective, the rank
+/// waited for and the event.
+COLLC_API collcResult_t collcCommGetAsyncError(collcComm_t comm,
+                                               collcResult_t *asyncError);
+COLLC_API collcResult_t collcCommCount(collcComm_t comm, int *count);
+COLLC_API collcResult_t collcCommUserRank(collcComm_t comm, int *rank);
+
+//===----------------------------------------------------------------------===//
+// Collectives (NCCL's argument conventions: counts in elements)
+//===----------------------------------------------------------------------===//
+
+/// Runs the module's collective `name` (e.g. "all_reduce"). `count` is the
+/// elements of one partition for fixed-size collectives; `counts` (V
+/// collectives) the per-rank partition sizes: for packed_v -> scattered_v
+/// (AllGatherV) and scattered_v -> packed_v (ReduceScatterV) the n sizes of
+/// every rank's partition; for scattered_v -> transposed_v (AllToAllV) this
+/// rank's n send counts followed by its n receive counts. `root` for rooted
+/// collectives. Admission: the call is refused (collcInvalidArgument, with
+/// the reason) when the module has no kernel for the type and rank count,
+/// or a buffer is not device memory of the communicator's device, or
+/// misaligned, or sizes or root are out of range.
+COLLC_API collcResult_t collcLaunch(collcComm_t comm, const char *name,
+                                    const void *sendbuff, void *recvbuff,
+                                    size_t count, const size_t *counts,
+                                    collcDataType_t datatype, int root,
+                                    collcStream_t stream);
+
+COLLC_API collcResult_t collcAllReduce(const void *sendbuff, void *recvbuff,
+                                       size_t count, collcDataType_t datatype,
+                                       collcRedOp_t op, collcComm_t comm,
+                                       collcStream_t stream);
+COLLC_API collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
+                                       size_t sendcount,
+                                       collcDataType_t datatype,
+                                       collcComm_t comm, collcStream_t stream);
+COLLC_API collcResult_t collcReduceScatter(const void *sendbuff,
+                                           void *recvbuff, size_t recvcount,
+                                           collcDataType_t datatype,
+                                           collcRedOp_t op, collcComm_t comm,
+                                           collcStream_t stream);
+COLLC_API collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
+                                      size_t count, collcDataType_t datatype,
+                                      collcComm_t comm, collcStream_t stream);
+COLLC_API collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
+                                       size_t count, collcDataType_t datatype,
+                                       int root, collcComm_t comm,
+                                       collcStream_t stream);
+COLLC_API collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
+                                    size_t count, collcDataType_t datatype,
+                                    collcRedOp_t op, int root,
+                                    collcComm_t comm, collcStream_t stream);
 
 #ifdef __cplusplus
 } // extern "C"

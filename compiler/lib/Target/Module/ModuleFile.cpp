@@ -92,9 +92,17 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                         snac::stringifyParticipants(role.getParticipants())},
                        {"ctas", role.getCtas()},
                        {"part", role.getPart()}});
+    // Event names in the kernels' numbering (ready events, then free
+    // events), for messages about a wait that timed out.
+    json ready = json::array(), free = json::array();
+    for (auto e : schedule.getBody().getOps<snac::EventOp>())
+      (e.getKind() == snac::EventKind::ready ? ready : free)
+          .push_back(e.getSymName().str());
     j["schedule"] = {{"chunk_bytes", schedule.getChunkBytes()},
                      {"slots", schedule.getStagingSlots()},
-                     {"roles", roles}};
+                     {"roles", roles},
+                     {"ready_events", ready},
+                     {"free_events", free}};
     collectives.push_back(j);
   }
   m["collectives"] = collectives;

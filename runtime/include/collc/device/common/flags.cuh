@@ -43,11 +43,11 @@ enum class Scope { Cta, Gpu, Sys };
 
 #if defined(COLLC_DEVICE_COMPILE)
 
-static_assert(sizeof(uint64_t) == 8, "flags are 64-bit");
+static_assert(sizeof(u64) == 8, "flags are 64-bit");
 
 /// Plain load of the 64-bit flag, acquire order, scope S (ld.acquire.S.u64).
-template <Scope S> COLLC_DEVICE_INLINE uint64_t ld_acquire(const uint64_t *p) {
-  uint64_t v;
+template <Scope S> COLLC_DEVICE_INLINE u64 ld_acquire(const u64 *p) {
+  u64 v;
   if constexpr (S == Scope::Sys)
     asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   else if constexpr (S == Scope::Gpu)
@@ -58,8 +58,8 @@ template <Scope S> COLLC_DEVICE_INLINE uint64_t ld_acquire(const uint64_t *p) {
 }
 
 /// Load of the 64-bit flag, relaxed (no ordering), scope S.
-template <Scope S> COLLC_DEVICE_INLINE uint64_t ld_relaxed(const uint64_t *p) {
-  uint64_t v;
+template <Scope S> COLLC_DEVICE_INLINE u64 ld_relaxed(const u64 *p) {
+  u64 v;
   if constexpr (S == Scope::Sys)
     asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   else if constexpr (S == Scope::Gpu)
@@ -71,7 +71,7 @@ template <Scope S> COLLC_DEVICE_INLINE uint64_t ld_relaxed(const uint64_t *p) {
 
 /// Store of the 64-bit flag, release order, scope S: every memory operation
 /// of this thread before it is visible to whoever acquires the value.
-template <Scope S> COLLC_DEVICE_INLINE void st_release(uint64_t *p, uint64_t v) {
+template <Scope S> COLLC_DEVICE_INLINE void st_release(u64 *p, u64 v) {
   if constexpr (S == Scope::Sys)
     asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
   else if constexpr (S == Scope::Gpu)
@@ -81,7 +81,7 @@ template <Scope S> COLLC_DEVICE_INLINE void st_release(uint64_t *p, uint64_t v) 
 }
 
 /// Store of the 64-bit flag, relaxed, scope S.
-template <Scope S> COLLC_DEVICE_INLINE void st_relaxed(uint64_t *p, uint64_t v) {
+template <Scope S> COLLC_DEVICE_INLINE void st_relaxed(u64 *p, u64 v) {
   if constexpr (S == Scope::Sys)
     asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
   else if constexpr (S == Scope::Gpu)
@@ -93,7 +93,7 @@ template <Scope S> COLLC_DEVICE_INLINE void st_relaxed(uint64_t *p, uint64_t v) 
 /// Atomic `*p += v` without a result (PTX red), release order, scope S: the
 /// many-producers form of st_release (e.g. a counter of arrived peers).
 template <Scope S>
-COLLC_DEVICE_INLINE void red_add_release(uint64_t *p, uint64_t v) {
+COLLC_DEVICE_INLINE void red_add_release(u64 *p, u64 v) {
   if constexpr (S == Scope::Sys)
     asm volatile("red.release.sys.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
   else if constexpr (S == Scope::Gpu)
@@ -104,7 +104,7 @@ COLLC_DEVICE_INLINE void red_add_release(uint64_t *p, uint64_t v) {
 
 /// Atomic `*p += v` without a result, relaxed, scope S.
 template <Scope S>
-COLLC_DEVICE_INLINE void red_add_relaxed(uint64_t *p, uint64_t v) {
+COLLC_DEVICE_INLINE void red_add_relaxed(u64 *p, u64 v) {
   if constexpr (S == Scope::Sys)
     asm volatile("red.relaxed.sys.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
   else if constexpr (S == Scope::Gpu)
@@ -116,8 +116,8 @@ COLLC_DEVICE_INLINE void red_add_relaxed(uint64_t *p, uint64_t v) {
 /// Atomic `old = *p; *p += v; return old` (PTX atom), acquire-release order,
 /// scope S (e.g. a device-side call counter that also orders).
 template <Scope S>
-COLLC_DEVICE_INLINE uint64_t atom_add_acq_rel(uint64_t *p, uint64_t v) {
-  uint64_t old;
+COLLC_DEVICE_INLINE u64 atom_add_acq_rel(u64 *p, u64 v) {
+  u64 old;
   if constexpr (S == Scope::Sys)
     asm volatile("atom.acq_rel.sys.add.u64 %0, [%1], %2;"
                  : "=l"(old) : "l"(p), "l"(v) : "memory");
@@ -143,36 +143,74 @@ template <Scope S> COLLC_DEVICE_INLINE void fence_acq_rel() {
 }
 
 /// ld.acquire.sys.u64: load a flag published by any GPU or the host.
-COLLC_DEVICE_INLINE uint64_t ld_acquire_sys(const uint64_t *p) {
+COLLC_DEVICE_INLINE u64 ld_acquire_sys(const u64 *p) {
   return ld_acquire<Scope::Sys>(p);
 }
 /// ld.relaxed.sys.u64.
-COLLC_DEVICE_INLINE uint64_t ld_relaxed_sys(const uint64_t *p) {
+COLLC_DEVICE_INLINE u64 ld_relaxed_sys(const u64 *p) {
   return ld_relaxed<Scope::Sys>(p);
 }
 /// st.release.sys.u64: publish a flag to any GPU or the host.
-COLLC_DEVICE_INLINE void st_release_sys(uint64_t *p, uint64_t v) {
+COLLC_DEVICE_INLINE void st_release_sys(u64 *p, u64 v) {
   st_release<Scope::Sys>(p, v);
 }
 /// st.relaxed.sys.u64.
-COLLC_DEVICE_INLINE void st_relaxed_sys(uint64_t *p, uint64_t v) {
+COLLC_DEVICE_INLINE void st_relaxed_sys(u64 *p, u64 v) {
   st_relaxed<Scope::Sys>(p, v);
 }
 /// red.release.sys.add.u64: atomic add, release, system scope, no result.
-COLLC_DEVICE_INLINE void red_add_release_sys(uint64_t *p, uint64_t v) {
+COLLC_DEVICE_INLINE void red_add_release_sys(u64 *p, u64 v) {
   red_add_release<Scope::Sys>(p, v);
 }
 /// red.relaxed.sys.add.u64.
-COLLC_DEVICE_INLINE void red_add_relaxed_sys(uint64_t *p, uint64_t v) {
+COLLC_DEVICE_INLINE void red_add_relaxed_sys(u64 *p, u64 v) {
   red_add_relaxed<Scope::Sys>(p, v);
 }
 /// fence.acq_rel.sys.
 COLLC_DEVICE_INLINE void fence_acq_rel_sys() { fence_acq_rel<Scope::Sys>(); }
 
+namespace detail {
+/// Enables the `unsigned long` overloads below only where that type is 64
+/// bits and distinct from u64 (nvcc on LP64 Linux, where ::uint64_t is
+/// `unsigned long`).
+template <typename W, bool = sizeof(unsigned long) == 8> struct ULong64 {};
+template <> struct ULong64<unsigned long, true> {
+  using type = int;
+};
+} // namespace detail
+
+/// Overloads of the `_sys` flag functions for `unsigned long` words, so that
+/// code written with nvcc's ::uint64_t (`unsigned long`) calls the same
+/// instructions; they forward to the u64 versions.
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE u64 ld_acquire_sys(const W *p) {
+  return ld_acquire_sys(reinterpret_cast<const u64 *>(p));
+}
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE u64 ld_relaxed_sys(const W *p) {
+  return ld_relaxed_sys(reinterpret_cast<const u64 *>(p));
+}
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE void st_release_sys(W *p, u64 v) {
+  st_release_sys(reinterpret_cast<u64 *>(p), v);
+}
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE void st_relaxed_sys(W *p, u64 v) {
+  st_relaxed_sys(reinterpret_cast<u64 *>(p), v);
+}
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE void red_add_release_sys(W *p, u64 v) {
+  red_add_release_sys(reinterpret_cast<u64 *>(p), v);
+}
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE void red_add_relaxed_sys(W *p, u64 v) {
+  red_add_relaxed_sys(reinterpret_cast<u64 *>(p), v);
+}
+
 /// The %globaltimer register: nanoseconds (see the file comment for its
 /// resolution). Read with `asm volatile` so each call really reads it.
-COLLC_DEVICE_INLINE uint64_t globaltimer_ns() {
-  uint64_t t;
+COLLC_DEVICE_INLINE u64 globaltimer_ns() {
+  u64 t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
@@ -187,13 +225,13 @@ namespace detail {
 /// and returns true; returns false once `timeoutNs` have passed (or
 /// timeoutNs + kPollBatch polls were made). *observed gets the last value.
 template <Scope S, bool Acquire>
-COLLC_DEVICE_INLINE bool wait_geq(const uint64_t *p, uint64_t target,
+COLLC_DEVICE_INLINE bool wait_geq(const u64 *p, u64 target,
                                   unsigned long long timeoutNs,
-                                  uint64_t *observed) {
-  uint64_t v = ld_relaxed<S>(p);
+                                  u64 *observed) {
+  u64 v = ld_relaxed<S>(p);
   bool ok = v >= target;
   if (!ok) {
-    const uint64_t start = globaltimer_ns();
+    const u64 start = globaltimer_ns();
     unsigned long long polls = 0;
     const unsigned long long maxPolls = timeoutNs + kPollBatch;
     while (!ok) {
@@ -230,20 +268,36 @@ COLLC_DEVICE_INLINE bool wait_geq(const uint64_t *p, uint64_t target,
 /// to the whole CTA). Returns false, without acquiring, if `timeoutNs`
 /// nanoseconds pass first; `*observed` (optional) gets the last value read,
 /// for the error message naming the event.
-COLLC_DEVICE_INLINE bool wait_geq_acquire_sys(const uint64_t *p,
-                                              uint64_t target,
+COLLC_DEVICE_INLINE bool wait_geq_acquire_sys(const u64 *p,
+                                              u64 target,
                                               unsigned long long timeoutNs,
-                                              uint64_t *observed = nullptr) {
+                                              u64 *observed = nullptr) {
   return detail::wait_geq<Scope::Sys, true>(p, target, timeoutNs, observed);
 }
 
 /// As wait_geq_acquire_sys, without the acquire (relaxed): for counters whose
 /// arrival orders nothing else.
-COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const uint64_t *p,
-                                              uint64_t target,
+COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const u64 *p,
+                                              u64 target,
                                               unsigned long long timeoutNs,
-                                              uint64_t *observed = nullptr) {
+                                              u64 *observed = nullptr) {
   return detail::wait_geq<Scope::Sys, false>(p, target, timeoutNs, observed);
+}
+
+/// `unsigned long` overloads of the bounded waits (see ld_acquire_sys).
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE bool wait_geq_acquire_sys(const W *p, u64 target,
+                                              unsigned long long timeoutNs,
+                                              u64 *observed = nullptr) {
+  return wait_geq_acquire_sys(reinterpret_cast<const u64 *>(p), target,
+                              timeoutNs, observed);
+}
+template <typename W, typename detail::ULong64<W>::type = 0>
+COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const W *p, u64 target,
+                                              unsigned long long timeoutNs,
+                                              u64 *observed = nullptr) {
+  return wait_geq_relaxed_sys(reinterpret_cast<const u64 *>(p), target,
+                              timeoutNs, observed);
 }
 
 #endif // defined(COLLC_DEVICE_COMPILE)

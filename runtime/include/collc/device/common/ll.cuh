@@ -56,7 +56,7 @@ COLLC_HOST_DEVICE_INLINE uint32_t next_seq(uint32_t seq) {
 
 /// Writes `payload` with sequence number `seq` into `*p` with one 16-byte
 /// volatile store (st.volatile.v4.u32).
-COLLC_DEVICE_INLINE void store(Packet *p, uint64_t payload, uint32_t seq) {
+COLLC_DEVICE_INLINE void store(Packet *p, u64 payload, uint32_t seq) {
   const uint32_t lo = static_cast<uint32_t>(payload);
   const uint32_t hi = static_cast<uint32_t>(payload >> 32);
   asm volatile("st.volatile.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(lo),
@@ -67,7 +67,7 @@ COLLC_DEVICE_INLINE void store(Packet *p, uint64_t payload, uint32_t seq) {
 /// Reads `*p` once with one 16-byte volatile load; returns true and sets
 /// `*payload` when both sequence numbers equal `seq`.
 COLLC_DEVICE_INLINE bool try_read(const Packet *p, uint32_t seq,
-                                  uint64_t *payload) {
+                                  u64 *payload) {
   uint32_t d0, s0, d1, s1;
   asm volatile("ld.volatile.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(d0), "=r"(s0), "=r"(d1), "=r"(s1)
@@ -75,18 +75,18 @@ COLLC_DEVICE_INLINE bool try_read(const Packet *p, uint32_t seq,
                : "memory");
   if (s0 != seq || s1 != seq)
     return false;
-  *payload = (static_cast<uint64_t>(d1) << 32) | d0;
+  *payload = (static_cast<u64>(d1) << 32) | d0;
   return true;
 }
 
 /// Polls `*p` (single thread) until it carries sequence number `seq`, then
 /// sets `*payload` and returns true; returns false if `timeoutNs` nanoseconds
 /// (%globaltimer; polls capped at timeoutNs + kPollBatch) pass first.
-COLLC_DEVICE_INLINE bool poll(const Packet *p, uint32_t seq, uint64_t *payload,
+COLLC_DEVICE_INLINE bool poll(const Packet *p, uint32_t seq, u64 *payload,
                               unsigned long long timeoutNs) {
   if (try_read(p, seq, payload))
     return true;
-  const uint64_t start = globaltimer_ns();
+  const u64 start = globaltimer_ns();
   const unsigned long long maxPolls = timeoutNs + kPollBatch;
   for (unsigned long long polls = 0; polls < maxPolls; polls += kPollBatch) {
     COLLC_PRAGMA_UNROLL

@@ -57,12 +57,12 @@ namespace sentinel {
 /// The sentinel of a 4-byte slot word (any element type).
 constexpr uint32_t kWord32 = 0xFFFFFFFFu;
 /// The sentinel of an 8-byte slot word (any element type).
-constexpr uint64_t kWord64 = ~static_cast<uint64_t>(0);
+constexpr u64 kWord64 = ~static_cast<u64>(0);
 
 /// A 16-byte slot: two 8-byte halves, each checked on its own.
 struct alignas(16) Pack16 {
-  uint64_t lo;
-  uint64_t hi;
+  u64 lo;
+  u64 hi;
 };
 
 #if defined(COLLC_DEVICE_COMPILE)
@@ -118,7 +118,7 @@ template <typename E> COLLC_DEVICE_INLINE Pack16 canonicalize(Pack16 p) {
 
 /// Whether a slot word / pack still holds the sentinel (i.e. is not ready).
 COLLC_DEVICE_INLINE bool is_sentinel(uint32_t w) { return w == kWord32; }
-COLLC_DEVICE_INLINE bool is_sentinel(uint64_t w) { return w == kWord64; }
+COLLC_DEVICE_INLINE bool is_sentinel(u64 w) { return w == kWord64; }
 /// A 16-byte pack is ready only when neither half is the sentinel.
 COLLC_DEVICE_INLINE bool is_ready(Pack16 p) {
   return p.lo != kWord64 && p.hi != kWord64;
@@ -129,7 +129,7 @@ COLLC_DEVICE_INLINE void store(uint32_t *slot, uint32_t canonicalWord) {
   asm volatile("st.relaxed.sys.u32 [%0], %1;" ::"l"(slot), "r"(canonicalWord)
                : "memory");
 }
-COLLC_DEVICE_INLINE void store(uint64_t *slot, uint64_t canonicalWord) {
+COLLC_DEVICE_INLINE void store(u64 *slot, u64 canonicalWord) {
   asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(slot), "l"(canonicalWord)
                : "memory");
 }
@@ -146,8 +146,8 @@ COLLC_DEVICE_INLINE uint32_t load(const uint32_t *slot) {
   asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(slot) : "memory");
   return v;
 }
-COLLC_DEVICE_INLINE uint64_t load(const uint64_t *slot) {
-  uint64_t v;
+COLLC_DEVICE_INLINE u64 load(const u64 *slot) {
+  u64 v;
   asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(slot) : "memory");
   return v;
 }
@@ -162,14 +162,14 @@ COLLC_DEVICE_INLINE Pack16 load(const Pack16 *slot) {
 
 namespace detail {
 COLLC_DEVICE_INLINE bool ready(uint32_t w) { return w != kWord32; }
-COLLC_DEVICE_INLINE bool ready(uint64_t w) { return w != kWord64; }
+COLLC_DEVICE_INLINE bool ready(u64 w) { return w != kWord64; }
 COLLC_DEVICE_INLINE bool ready(Pack16 p) { return is_ready(p); }
 } // namespace detail
 
 /// Polls `*slot` (single thread) until its bits differ from the sentinel,
 /// then stores the value in `*out` and returns true; returns false if
 /// `timeoutNs` nanoseconds (%globaltimer; polls capped at timeoutNs +
-/// kPollBatch) pass first. Slot may be uint32_t, uint64_t or Pack16.
+/// kPollBatch) pass first. Slot may be uint32_t, u64 or Pack16.
 template <typename Slot>
 COLLC_DEVICE_INLINE bool poll(const Slot *slot, Slot *out,
                               unsigned long long timeoutNs) {
@@ -178,7 +178,7 @@ COLLC_DEVICE_INLINE bool poll(const Slot *slot, Slot *out,
     *out = v;
     return true;
   }
-  const uint64_t start = globaltimer_ns();
+  const u64 start = globaltimer_ns();
   const unsigned long long maxPolls = timeoutNs + kPollBatch;
   for (unsigned long long polls = 0; polls < maxPolls; polls += kPollBatch) {
     COLLC_PRAGMA_UNROLL
@@ -203,7 +203,7 @@ COLLC_DEVICE_INLINE bool poll(const Slot *slot, Slot *out,
 /// Re-arms a slot: writes the sentinel (relaxed, system scope). Only the
 /// slot's sole consumer does this, after capturing the value.
 COLLC_DEVICE_INLINE void rearm(uint32_t *slot) { store(slot, kWord32); }
-COLLC_DEVICE_INLINE void rearm(uint64_t *slot) { store(slot, kWord64); }
+COLLC_DEVICE_INLINE void rearm(u64 *slot) { store(slot, kWord64); }
 COLLC_DEVICE_INLINE void rearm(Pack16 *slot) {
   store(slot, Pack16{kWord64, kWord64});
 }

@@ -17,7 +17,7 @@
 /// global namespace exactly as libcu++'s <cuda/std/cstdint> does
 /// (uint64_t = `unsigned long long`), so a generated kernel may include both
 /// in either order; including libcu++ itself would cost ~0.5 s per compile.
-/// Inside collc::dev, uint64_t is always `unsigned long long` (see below).
+/// The device API's 64-bit type is collc::dev::u64 (see below).
 ///
 /// Numerics. All float arithmetic of the reductions is written as PTX
 /// (add.rn.f32, div.rn.f32, integer compares for max/min) so that neither
@@ -68,12 +68,16 @@ static_assert(sizeof(void *) == 8, "collc targets 64-bit addressing only");
 namespace collc {
 namespace dev {
 
-/// The 64-bit unsigned type of the device API (flags, epochs, payloads):
-/// `unsigned long long` under every compiler, the type of CUDA's 64-bit
-/// atomics. It equals ::uint64_t under NVRTC, but not under nvcc on LP64
-/// Linux, where ::uint64_t is `unsigned long`; pass `unsigned long long*`
-/// (or collc::dev::uint64_t*) to the flag functions.
-using uint64_t = unsigned long long;
+/// The 64-bit unsigned type of the device API (flags, epochs, LL payloads,
+/// sentinel words): `unsigned long long` under every compiler, the type of
+/// CUDA's 64-bit atomics. Under NVRTC it is the same type as ::uint64_t (this
+/// header's and libcu++'s), so `u64 ld_acquire_sys(const u64*)` reads as
+/// `uint64_t ld_acquire_sys(const uint64_t*)` in generated code. Under nvcc
+/// on LP64 Linux ::uint64_t is `unsigned long`, a different type; the `_sys`
+/// flag functions have `unsigned long` overloads for it (flags.cuh), the
+/// rest of the API takes u64. (It is not named uint64_t so that
+/// `using namespace collc::dev;` never makes uint64_t ambiguous.)
+using u64 = unsigned long long;
 
 /// The reduction operators of `reduce<op>` (the `coll` dialect's RedOp).
 ///  - Sum: FP32 sum in ascending source order, starting from source 0's value

@@ -62,7 +62,7 @@ constexpr size_t kCopySmemBytes = static_cast<size_t>(Stages) * StageBytes;
 COLLC_DEVICE_INLINE void cp_async_cg_16_sm80(uint32_t smemAddr,
                                              const void *gmem) {
 #if defined(COLLC_ARCH_CP_ASYNC_SM80_ENABLED)
-  const uint64_t g = static_cast<uint64_t>(__cvta_generic_to_global(gmem));
+  const u64 g = static_cast<u64>(__cvta_generic_to_global(gmem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smemAddr),
                "l"(g)
                : "memory");

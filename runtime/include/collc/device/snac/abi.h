@@ -18,8 +18,8 @@
 ///    every free event's release counters, word
 ///    readyWords + (event * n + part) * slots + slot;
 ///  - private state (64-bit words, this rank only): the call sequence, the
-///    CTA arrival counter, the error record, then the slot-use counters of
-///    the free events, double-buffered by call parity.
+///    CTA arrival counter, then the slot-use counters of the free events;
+///  - the error record (host-mapped, so the host reads it without a sync).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +32,13 @@
 
 /// Threads per CTA of every generated kernel.
 #define COLLC_KERNEL_THREADS 512
+
+/// The workspace formulas are usable on the host and in device code.
+#if defined(__CUDACC__)
+#define COLLC_ABI_FN static inline __host__ __device__
+#else
+#define COLLC_ABI_FN static inline
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +58,9 @@ typedef struct collcKernelParams {
   unsigned long long *const *events;
   /// This rank's private state words (see collcStateWords).
   unsigned long long *state;
+  /// The error record, COLLC_ERROR_WORDS words the host can read while
+  /// kernels run (host-mapped memory): the first error wins.
+  unsigned long long *error;
   /// The size matrix of the first transform's input, row-major
   /// [worldSize][partitions]: elements rank p contributes to partition k
   /// (partitions = 1 for a packed input, worldSize otherwise).
@@ -65,19 +75,20 @@ typedef struct collcKernelParams {
 } collcKernelParams;
 
 /// Private state words: [0] calls completed, [1] CTAs arrived (all calls),
-/// [2..9] the first error (code, call, rank, role, event, peer, key0, key1),
 /// then the slot-use counters.
 #define COLLC_STATE_SEQ 0
 #define COLLC_STATE_ARRIVALS 1
-#define COLLC_STATE_ERROR 2
-#define COLLC_STATE_USES 16
+#define COLLC_STATE_USES 2
 
-/// Error codes in state word COLLC_STATE_ERROR.
+/// The error record: [0] code, [1] call, [2] rank, [3] role, [4] event
+/// (ready events first, then free events), [5] peer (-1: any), [6] key0
+/// (partition), [7] key1 (chunk or slot).
+#define COLLC_ERROR_WORDS 8
 #define COLLC_KERNEL_OK 0
 #define COLLC_KERNEL_TIMEOUT 1
 
 /// Number of event words a rank needs.
-static inline unsigned long long
+COLLC_ABI_FN unsigned long long
 collcEventWords(int readyEvents, int freeEvents, int worldSize, int slots) {
   unsigned long long n = (unsigned long long)worldSize;
   return ((unsigned long long)readyEvents * n * n +
@@ -86,15 +97,15 @@ collcEventWords(int readyEvents, int freeEvents, int worldSize, int slots) {
 }
 
 /// Number of private state words a rank needs.
-static inline unsigned long long collcStateWords(int freeEvents, int worldSize,
+COLLC_ABI_FN unsigned long long collcStateWords(int freeEvents, int worldSize,
                                                  int slots) {
-  return COLLC_STATE_USES + 2ull * (unsigned long long)freeEvents *
+  return COLLC_STATE_USES + (unsigned long long)freeEvents *
                                 (unsigned long long)worldSize *
                                 (unsigned long long)slots;
 }
 
 /// Elements of a staging or intermediate buffer with `partitions` partitions.
-static inline unsigned long long collcSlotBufferElems(int partitions,
+COLLC_ABI_FN unsigned long long collcSlotBufferElems(int partitions,
                                                       int slots,
                                                       long long chunkElems) {
   return (unsigned long long)partitions * (unsigned long long)slots *

@@ -260,7 +260,7 @@ struct Context {
                                 (uint64_t)(earlier * (unsigned long long)quota),
                                 p.timeoutNs)) {
         ok = 0;
-        recordTimeout(role, event, -1, k, s);
+        recordTimeout(role, ReadyEvents + event, -1, k, s);
       }
     }
     __syncthreads();
@@ -279,7 +279,7 @@ struct Context {
 
   COLLC_DEVICE_INLINE void recordTimeout(int role, int event, int peer,
                                          long long k0, long long k1) {
-    unsigned long long *err = p.state + COLLC_STATE_ERROR;
+    unsigned long long *err = p.error;
     if (atomicCAS(err, (unsigned long long)COLLC_KERNEL_OK,
                   (unsigned long long)COLLC_KERNEL_TIMEOUT) ==
         COLLC_KERNEL_OK) {

@@ -1,0 +1,441 @@
+//===- comm.cpp - communicators ---------------------------------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A communicator owns, for every kernel of its module at its rank count,
+/// the workspace the kernel's ABI asks for (collc/device/snac/abi.h):
+/// peer-accessible staging, intermediate and event words, private state and
+/// a host-mapped error record. Everything is allocated and exchanged at
+/// creation, so calls allocate nothing (and can be captured in CUDA graphs).
+/// Peers' buffers are reached through CUDA IPC handles exchanged with the
+/// user's allgather (one process per GPU), or directly with peer access
+/// (one process driving several GPUs).
+///
+//===----------------------------------------------------------------------===//
+
+#include "runtime.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace collc;
+
+namespace {
+
+constexpr unsigned long long kDefaultTimeoutMs = 10000;
+
+collcResult_t configTimeout(const collcConfig_t *config,
+                            unsigned long long &ns) {
+  unsigned long long ms = kDefaultTimeoutMs;
+  if (const char *env = std::getenv("COLLC_TIMEOUT_MS"))
+    if (long long v = std::atoll(env); v > 0)
+      ms = (unsigned long long)v;
+  if (config) {
+    COLLC_CHECK(collcConfigValidate(config));
+    if (config->timeoutMs != COLLC_CONFIG_UNDEF_INT)
+      ms = (unsigned long long)config->timeoutMs;
+  }
+  ns = ms * 1000000ull;
+  return collcSuccess;
+}
+
+/// Picks the image for a device of compute capability `cc`: a cubin built
+/// for exactly that capability, else the PTX of the highest target not
+/// above it (the driver JIT-compiles it), else nothing.
+const Image *pickImage(const collcModule &m, int cc) {
+  const Image *best = nullptr;
+  for (const Image &im : m.images)
+    if (im.kind == "cubin" && im.capability == cc &&
+        im.target.find_first_of("af", 5) == std::string::npos)
+      return &im;
+  for (const Image &im : m.images)
+    if (im.kind == "ptx" && im.capability <= cc &&
+        (!best || im.capability > best->capability))
+      best = &im;
+  return best;
+}
+
+std::string targetsOf(const collcModule &m) {
+  std::string s;
+  for (const Image &im : m.images)
+    if (im.kind == "ptx")
+      s += (s.empty() ? "" : ", ") + im.target;
+  return s;
+}
+
+collcResult_t allocZeroed(CUdeviceptr *ptr, unsigned long long bytes) {
+  *ptr = 0;
+  if (bytes == 0)
+    return collcSuccess;
+  CU_CHECK(cuMemAlloc(ptr, bytes));
+  CU_CHECK(cuMemsetD8(*ptr, 0, bytes));
+  return collcSuccess;
+}
+
+/// Creates the context, loads the module's code and allocates every
+/// kernel's local workspace. Peer arrays are filled by the caller.
+collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
+                        int rank, int device,
+                        const collcConfig_t *config) {
+  comm->module = module;
+  comm->nranks = nranks;
+  comm->rank = rank;
+  comm->device = device;
+  COLLC_CHECK(configTimeout(config, comm->timeoutNs));
+  COLLC_CHECK(driverInit());
+  int count = 0;
+  CU_CHECK(cuDeviceGetCount(&count));
+  if (device < 0 || device >= count)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "cudaDevice is %d, but %d CUDA device(s) are visible",
+                      device, count);
+  CUdevice dev;
+  CU_CHECK(cuDeviceGet(&dev, device));
+  int major = 0, minor = 0;
+  CU_CHECK(cuDeviceGetAttribute(
+      &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  CU_CHECK(cuDeviceGetAttribute(
+      &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+  comm->capability = major * 10 + minor;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&comm->context, dev));
+  CU_CHECK(cuCtxSetCurrent(comm->context));
+
+  const Image *image = pickImage(*module, comm->capability);
+  if (!image)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module has no code for device %d (sm_%d); its "
+                      "targets are %s; rebuild it with collc --target=sm_%d",
+                      device, comm->capability, targetsOf(*module).c_str(),
+                      comm->capability);
+  comm->imageTarget = image->target;
+  char jitLog[4096] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {jitLog, reinterpret_cast<void *>(sizeof(jitLog))};
+  CUresult loaded = drv::pfn_cuModuleLoadDataEx(
+      &comm->cuModule, image->data.c_str(), 2, options, values);
+  if (loaded != CUDA_SUCCESS) {
+    cuFail(loaded, "cuModuleLoadDataEx", __FILE__, __LINE__);
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module's %s %s image does not load on device %d "
+                      "(sm_%d): %s %s",
+                      image->target.c_str(), image->kind.c_str(), device,
+                      comm->capability, lastErrorMessage(), jitLog);
+  }
+
+  size_t kernels = 0;
+  for (const KernelInfo &k : module->kernels)
+    if (k.worldSize == nranks && k.target == image->target)
+      ++kernels;
+  if (kernels == 0)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module has no kernel for %d ranks; compile the "
+                      "spec with 'ranks %d'",
+                      nranks, nranks);
+  void *host = nullptr;
+  CU_CHECK(cuMemHostAlloc(&host, kernels * COLLC_ERROR_WORDS * 8,
+                          CU_MEMHOSTALLOC_DEVICEMAP |
+                              CU_MEMHOSTALLOC_PORTABLE));
+  std::memset(host, 0, kernels * COLLC_ERROR_WORDS * 8);
+  comm->errorHost = static_cast<unsigned long long *>(host);
+  comm->workspaces.reserve(kernels);
+  for (const KernelInfo &k : module->kernels) {
+    if (k.worldSize != nranks || k.target != image->target)
+      continue;
+    Workspace w;
+    w.kernel = &k;
+    CU_CHECK(cuModuleGetFunction(&w.function, comm->cuModule, k.name.c_str()));
+    // The slot buffers are read by peers; allocate at least one byte so
+    // every rank has a handle to exchange.
+    CU_CHECK(cuMemAlloc(&w.staging, std::max(k.stagingBytes, 16ull)));
+    CU_CHECK(cuMemAlloc(&w.inter, std::max(k.intermediateBytes, 16ull)));
+    COLLC_CHECK(allocZeroed(&w.events, std::max(k.eventWords, 1ull) * 8));
+    COLLC_CHECK(allocZeroed(&w.state, k.stateWords * 8));
+    CU_CHECK(cuMemAlloc(&w.stagingPeers, nranks * sizeof(CUdeviceptr)));
+    CU_CHECK(cuMemAlloc(&w.interPeers, nranks * sizeof(CUdeviceptr)));
+    CU_CHECK(cuMemAlloc(&w.eventPeers, nranks * sizeof(CUdeviceptr)));
+    w.error = comm->errorHost + comm->workspaces.size() * COLLC_ERROR_WORDS;
+    CU_CHECK(cuMemHostGetDevicePointer(
+        &w.errorDevice, const_cast<unsigned long long *>(w.error), 0));
+    comm->workspaces.push_back(w);
+  }
+  return collcSuccess;
+}
+
+/// Fills a workspace's peer arrays on this rank's device.
+collcResult_t uploadPeers(Workspace &w, const std::vector<CUdeviceptr> &staging,
+                          const std::vector<CUdeviceptr> &inter,
+                          const std::vector<CUdeviceptr> &events) {
+  size_t bytes = staging.size() * sizeof(CUdeviceptr);
+  CU_CHECK(cuMemcpyHtoD(w.stagingPeers, staging.data(), bytes));
+  CU_CHECK(cuMemcpyHtoD(w.interPeers, inter.data(), bytes));
+  CU_CHECK(cuMemcpyHtoD(w.eventPeers, events.data(), bytes));
+  return collcSuccess;
+}
+
+void release(collcComm *comm) {
+  if (comm->context)
+    drv::pfn_cuCtxSetCurrent(comm->context);
+  for (Workspace &w : comm->workspaces) {
+    for (CUdeviceptr p : w.opened)
+      drv::pfn_cuIpcCloseMemHandle(p);
+    for (CUdeviceptr p : {w.staging, w.inter, w.events, w.state,
+                          w.stagingPeers, w.interPeers, w.eventPeers})
+      if (p)
+        drv::pfn_cuMemFree(p);
+  }
+  for (auto &[sizes, p] : comm->sizeBuffers)
+    drv::pfn_cuMemFree(p);
+  if (comm->errorHost)
+    drv::pfn_cuMemFreeHost(comm->errorHost);
+  if (comm->cuModule)
+    drv::pfn_cuModuleUnload(comm->cuModule);
+  if (comm->context) {
+    CUdevice dev;
+    if (drv::pfn_cuDeviceGet(&dev, comm->device) == CUDA_SUCCESS)
+      drv::pfn_cuDevicePrimaryCtxRelease(dev);
+  }
+  delete comm;
+}
+
+/// What every rank tells the others at setup.
+struct RankHello {
+  char specHash[65];
+  int nranks, capability, kernels;
+};
+
+} // namespace
+
+Workspace *collcComm::find(const std::string &collective,
+                           const std::string &type) {
+  for (Workspace &w : workspaces)
+    if (w.kernel->collective == collective && w.kernel->elementType == type)
+      return &w;
+  return nullptr;
+}
+
+collcResult_t collc::useContext(collcComm_t comm) {
+  CU_CHECK(cuCtxSetCurrent(comm->context));
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
+                                           collcModule_t module, int nranks,
+                                           int rank, int cudaDevice,
+                                           collcAllGatherFn_t allgather,
+                                           void *userData,
+                                           const collcConfig_t *config) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_ARG_NOT_NULL(module);
+  COLLC_ARG_NOT_NULL(allgather);
+  *comm = nullptr;
+  if (nranks < 1 || rank < 0 || rank >= nranks)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "rank %d of %d ranks: expected 0 <= rank < nranks", rank,
+                      nranks);
+  collcComm *c = new collcComm();
+  collcResult_t res = setupRank(c, module, nranks, rank, cudaDevice, config);
+  if (res != collcSuccess) {
+    release(c);
+    return res;
+  }
+  // Check that every rank runs the same module on the same kind of GPU
+  // before trusting each other's handles.
+  std::vector<RankHello> hello(nranks);
+  RankHello mine{};
+  std::snprintf(mine.specHash, sizeof(mine.specHash), "%s",
+                module->specHash.c_str());
+  mine.nranks = nranks;
+  mine.capability = c->capability;
+  mine.kernels = (int)c->workspaces.size();
+  if (allgather(&mine, hello.data(), sizeof(RankHello), userData) != 0) {
+    release(c);
+    return COLLC_FAIL(collcSystemError,
+                      "rank %d: the allgather callback failed during setup",
+                      rank);
+  }
+  for (int p = 0; p < nranks; ++p)
+    if (std::strcmp(hello[p].specHash, mine.specHash) != 0 ||
+        hello[p].nranks != nranks || hello[p].kernels != mine.kernels) {
+      release(c);
+      return COLLC_FAIL(collcInvalidUsage,
+                        "rank %d: rank %d loaded a different module or rank "
+                        "count (%d ranks, %d kernels vs %d ranks, %d kernels "
+                        "here); every rank must load the same module",
+                        rank, p, hello[p].nranks, hello[p].kernels, nranks,
+                        mine.kernels);
+    }
+
+  // Exchange the IPC handles of every peer-accessible buffer.
+  size_t perRank = c->workspaces.size() * 3;
+  std::vector<CUipcMemHandle> handles(perRank), all(perRank * nranks);
+  for (size_t i = 0; i < c->workspaces.size(); ++i) {
+    Workspace &w = c->workspaces[i];
+    CU_CHECK_GOTO(cuIpcGetMemHandle(&handles[3 * i], w.staging), res, fail);
+    CU_CHECK_GOTO(cuIpcGetMemHandle(&handles[3 * i + 1], w.inter), res, fail);
+    CU_CHECK_GOTO(cuIpcGetMemHandle(&handles[3 * i + 2], w.events), res, fail);
+  }
+  if (allgather(handles.data(), all.data(),
+                perRank * sizeof(CUipcMemHandle), userData) != 0) {
+    res = COLLC_FAIL(collcSystemError,
+                     "rank %d: the allgather callback failed exchanging "
+                     "memory handles",
+                     rank);
+    goto fail;
+  }
+  for (size_t i = 0; i < c->workspaces.size(); ++i) {
+    Workspace &w = c->workspaces[i];
+    std::vector<CUdeviceptr> staging(nranks), inter(nranks), events(nranks);
+    for (int p = 0; p < nranks; ++p) {
+      if (p == rank) {
+        staging[p] = w.staging, inter[p] = w.inter, events[p] = w.events;
+        continue;
+      }
+      CUdeviceptr *out[3] = {&staging[p], &inter[p], &events[p]};
+      for (int b = 0; b < 3; ++b) {
+        CU_CHECK_GOTO(cuIpcOpenMemHandle(out[b], all[perRank * p + 3 * i + b],
+                                         CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+                      res, fail);
+        w.opened.push_back(*out[b]);
+      }
+    }
+    COLLC_CHECK_GOTO(uploadPeers(w, staging, inter, events), res, fail);
+  }
+  *comm = c;
+  return collcSuccess;
+fail:
+  release(c);
+  return res;
+}
+
+extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
+                                          collcModule_t module, int ndev,
+                                          const int *devices,
+                                          const collcConfig_t *config) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comms);
+  COLLC_ARG_NOT_NULL(module);
+  COLLC_ARG_NOT_NULL(devices);
+  if (ndev < 1)
+    return COLLC_FAIL(collcInvalidArgument, "ndev is %d, expected >= 1",
+                      ndev);
+  std::vector<collcComm *> made(ndev, nullptr);
+  collcResult_t res = collcSuccess;
+  for (int r = 0; r < ndev; ++r) {
+    made[r] = new collcComm();
+    res = setupRank(made[r], module, ndev, r, devices[r], config);
+    if (res != collcSuccess)
+      break;
+  }
+  // Peer access both ways between every pair, then plain pointers.
+  for (int r = 0; res == collcSuccess && r < ndev; ++r) {
+    drv::pfn_cuCtxSetCurrent(made[r]->context);
+    for (int p = 0; p < ndev && res == collcSuccess; ++p) {
+      if (p == r || devices[p] == devices[r])
+        continue;
+      CUresult e = drv::pfn_cuCtxEnablePeerAccess(made[p]->context, 0);
+      if (e != CUDA_SUCCESS && e != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        res = COLLC_FAIL(cuFail(e, "cuCtxEnablePeerAccess", __FILE__,
+                                __LINE__),
+                         "device %d cannot access device %d: %s", devices[r],
+                         devices[p], lastErrorMessage());
+    }
+  }
+  for (int r = 0; res == collcSuccess && r < ndev; ++r) {
+    drv::pfn_cuCtxSetCurrent(made[r]->context);
+    for (size_t i = 0; res == collcSuccess && i < made[r]->workspaces.size();
+         ++i) {
+      std::vector<CUdeviceptr> staging(ndev), inter(ndev), events(ndev);
+      for (int p = 0; p < ndev; ++p) {
+        staging[p] = made[p]->workspaces[i].staging;
+        inter[p] = made[p]->workspaces[i].inter;
+        events[p] = made[p]->workspaces[i].events;
+      }
+      res = uploadPeers(made[r]->workspaces[i], staging, inter, events);
+    }
+  }
+  if (res != collcSuccess) {
+    for (collcComm *c : made)
+      if (c)
+        release(c);
+    return res;
+  }
+  for (int r = 0; r < ndev; ++r)
+    comms[r] = made[r];
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcCommDestroy(collcComm_t comm) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(useContext(comm));
+  // The kernels may still run on user streams: wait for the device first.
+  if (!comm->aborted)
+    CU_CHECK(cuCtxSynchronize());
+  release(comm);
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcCommAbort(collcComm_t comm) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  comm->aborted = true;
+  release(comm);
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcCommCount(collcComm_t comm, int *count) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_ARG_NOT_NULL(count);
+  *count = comm->nranks;
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcCommUserRank(collcComm_t comm, int *rank) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_ARG_NOT_NULL(rank);
+  *rank = comm->rank;
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
+                                                collcResult_t *asyncError) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_ARG_NOT_NULL(asyncError);
+  *asyncError = collcSuccess;
+  for (Workspace &w : comm->workspaces) {
+    if (w.error[0] == COLLC_KERNEL_OK)
+      continue;
+    const CollectiveInfo *c = comm->module->findCollective(w.kernel->collective);
+    unsigned long long role = w.error[3], event = w.error[4];
+    long long peer = (long long)w.error[5];
+    std::string roleName = c && role < c->roles.size() ? c->roles[role] : "?";
+    std::string eventName = "?";
+    if (c && event < c->readyEvents.size())
+      eventName = c->readyEvents[event];
+    else if (c && event - c->readyEvents.size() < c->freeEvents.size())
+      eventName = c->freeEvents[event - c->readyEvents.size()];
+    std::string from = peer >= 0 ? "from rank " + std::to_string(peer)
+                                 : std::string("(releases from its consumers)");
+    *asyncError = collcTimeout;
+    // The call itself succeeded: the message goes to collcGetLastError().
+    (void)COLLC_FAIL(
+        collcTimeout,
+        "collective '%s' (%s, call %llu): rank %d timed out after %llu ms in "
+        "role '%s' waiting for event '%s' (partition %llu, %s %llu) %s; a "
+        "peer is stuck or gone: abort the communicator with collcCommAbort",
+        w.kernel->collective.c_str(), w.kernel->elementType.c_str(),
+        w.error[1], comm->rank, comm->timeoutNs / 1000000ull,
+        roleName.c_str(), eventName.c_str(), w.error[6],
+        peer >= 0 ? "chunk" : "slot", w.error[7], from.c_str());
+    return collcSuccess;
+  }
+  return collcSuccess;
+}

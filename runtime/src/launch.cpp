@@ -1,0 +1,454 @@
+//===- launch.cpp - running a collective ------------------------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Every call is admitted before anything is queued: the kernel exists for
+/// the type and rank count, buffers are device memory of the communicator's
+/// device, aligned and large enough, sizes and root are in range, and
+/// overlapping buffers follow NCCL's in-place conventions. Then the size
+/// matrix of the call (abi.h) is found or uploaded once and the kernel is
+/// launched on the user's stream, with programmatic dependent launch where
+/// the kernel uses it.
+///
+//===----------------------------------------------------------------------===//
+
+#include "runtime.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace collc;
+
+namespace {
+
+const char *const kTypeNames[] = {"bf16", "f16", "f32", "f8e4m3", "f8e5m2"};
+const int kTypeBytes[] = {2, 2, 4, 1, 1};
+const char *const kOpNames[] = {"sum", "max", "min", "avg"};
+
+int partitionsOf(Layout l, int n) { return l == Layout::Packed ? 1 : n; }
+
+/// Elements of `count` split over n partitions: in 16-byte units where
+/// possible, so partitions stay aligned for the vectorized Atom.
+std::vector<long long> evenSplit(size_t count, int n, int elemBytes) {
+  size_t unit = std::max(1, 16 / elemBytes);
+  size_t units = (count + unit - 1) / unit;
+  std::vector<long long> sizes(n);
+  size_t left = count;
+  for (int k = 0; k < n; ++k) {
+    size_t take = std::min(left, (units / n + (size_t(k) < units % n)) * unit);
+    sizes[k] = (long long)take;
+    left -= take;
+  }
+  return sizes;
+}
+
+/// Checks that [ptr, ptr + bytes) is device memory of the communicator's
+/// device.
+collcResult_t checkBuffer(collcComm_t comm, const char *what, const void *ptr,
+                          size_t bytes, int elemBytes) {
+  if (bytes == 0)
+    return collcSuccess;
+  if (!ptr)
+    return COLLC_FAIL(collcInvalidArgument, "%s is NULL but the call moves %zu "
+                      "bytes", what, bytes);
+  if (reinterpret_cast<uintptr_t>(ptr) % elemBytes != 0)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s (%p) is not aligned to its %d-byte elements", what,
+                      ptr, elemBytes);
+  CUdeviceptr p = reinterpret_cast<CUdeviceptr>(ptr);
+  unsigned int type = 0;
+  int ordinal = -1;
+  if (drv::pfn_cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                     p) != CUDA_SUCCESS ||
+      type != CU_MEMORYTYPE_DEVICE)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s (%p) is not device memory; collc moves data "
+                      "between GPUs' memory (allocate it with cudaMalloc)",
+                      what, ptr);
+  if (drv::pfn_cuPointerGetAttribute(&ordinal,
+                                     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                     p) == CUDA_SUCCESS &&
+      ordinal != comm->device)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s (%p) is memory of device %d, but rank %d's "
+                      "communicator runs on device %d",
+                      what, ptr, ordinal, comm->rank, comm->device);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (drv::pfn_cuMemGetAddressRange(&base, &size, p) == CUDA_SUCCESS &&
+      p + bytes > base + size)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s (%p) has %llu bytes left in its allocation, the "
+                      "call needs %zu",
+                      what, ptr, (unsigned long long)(base + size - p), bytes);
+  return collcSuccess;
+}
+
+/// The device copy of a size matrix, uploaded once per distinct content.
+/// Under graph capture the upload is a node of the graph (from a host
+/// buffer that lives as long as the communicator).
+collcResult_t sizesOnDevice(collcComm_t comm,
+                            const std::vector<long long> &sizes,
+                            CUstream stream, CUdeviceptr &out) {
+  auto it = comm->sizeBuffers.find(sizes);
+  if (it != comm->sizeBuffers.end()) {
+    out = it->second;
+    return collcSuccess;
+  }
+  CUdeviceptr p = 0;
+  size_t bytes = std::max<size_t>(1, sizes.size()) * sizeof(long long);
+  CU_CHECK(cuMemAlloc(&p, bytes));
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  CU_CHECK(cuStreamIsCapturing(stream, &capturing));
+  if (capturing == CU_STREAM_CAPTURE_STATUS_NONE) {
+    CU_CHECK(cuMemcpyHtoD(p, sizes.data(), sizes.size() * sizeof(long long)));
+  } else {
+    // The map key keeps the host bytes alive and unchanged for replays.
+    auto &kept = comm->sizeBuffers.emplace(sizes, p).first->first;
+    CU_CHECK(cuMemcpyHtoDAsync(p, kept.data(),
+                               kept.size() * sizeof(long long), stream));
+    out = p;
+    return collcSuccess;
+  }
+  comm->sizeBuffers.emplace(sizes, p);
+  out = p;
+  return collcSuccess;
+}
+
+bool overlaps(const void *a, size_t an, const void *b, size_t bn) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return an && bn && x < y + bn && y < x + an;
+}
+
+} // namespace
+
+const char *collc::typeName(collcDataType_t type) {
+  return (type >= 0 && type < collcNumTypes) ? kTypeNames[type] : "?";
+}
+int collc::typeBytes(collcDataType_t type) {
+  return (type >= 0 && type < collcNumTypes) ? kTypeBytes[type] : 0;
+}
+
+namespace {
+
+/// The collective and the kernel a call runs, with the call's basic checks.
+collcResult_t resolve(collcComm_t comm, const char *name,
+                      collcDataType_t datatype, int root,
+                      const CollectiveInfo *&c, Workspace *&w) {
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_ARG_NOT_NULL(name);
+  if (comm->aborted)
+    return COLLC_FAIL(collcInvalidUsage,
+                      "the communicator was aborted; create a new one");
+  const collcModule &m = *comm->module;
+  c = m.findCollective(name);
+  if (!c) {
+    std::string known;
+    for (const CollectiveInfo &k : m.collectives)
+      known += (known.empty() ? "" : ", ") + k.name;
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module has no collective '%s'; it has %s", name,
+                      known.c_str());
+  }
+  if (datatype < 0 || datatype >= collcNumTypes)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s: datatype %d is not a collcDataType_t", name,
+                      (int)datatype);
+  w = comm->find(name, typeName(datatype));
+  if (!w)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s: the module has no kernel for %s at %d ranks on %s; "
+                      "add the type to the collective's 'types' in the spec",
+                      name, typeName(datatype), comm->nranks,
+                      comm->imageTarget.c_str());
+  if (c->rooted() && (root < 0 || root >= comm->nranks))
+    return COLLC_FAIL(collcInvalidArgument, "%s: root %d is not a rank of %d",
+                      name, root, comm->nranks);
+  return collcSuccess;
+}
+
+/// Admits and launches one call with its size matrix (abi.h).
+collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
+                          Workspace *w, const char *name,
+                          const void *sendbuff, void *recvbuff,
+                          const std::vector<long long> &sizes,
+                          collcDataType_t datatype, int root,
+                          collcStream_t stream) {
+  const int n = comm->nranks, r = comm->rank, eb = typeBytes(datatype);
+  const TransformInfo &first = c->parts.front();
+  const TransformInfo &last = c->parts.back();
+  const int parts = partitionsOf(first.in, n);
+  // Buffer extents at this rank, from the same layouts.
+  auto rowSum = [&](int p) {
+    long long s = 0;
+    for (int k = 0; k < parts; ++k)
+      s += sizes[(size_t)p * parts + k];
+    return s;
+  };
+  const bool isRootProducer = first.root == 1;
+  long long sendElems = rowSum(r);
+  if (isRootProducer && r != root)
+    sendElems = 0; // Only the root's input is read.
+  // Output: per partition p, what producer p sends for this rank's slot.
+  long long recvElems = 0;
+  {
+    int q = first.in == Layout::Packed ? 0 : r;
+    auto partSize = [&](int p) { return sizes[(size_t)p * parts + q]; };
+    if (c->parts.size() == 1) {
+      if (last.out == Layout::Packed)
+        recvElems = partSize(first.reduce ? 0 : root);
+      else
+        for (int p = 0; p < n; ++p)
+          recvElems += partSize(p);
+      if (last.root == 2 && r != root)
+        recvElems = 0;
+    } else {
+      // A composition's output is the second transform's: every rank's
+      // first-transform output in rank order (or the root's, for a packed
+      // second output).
+      for (int p = 0; p < n; ++p) {
+        int qp = first.in == Layout::Packed ? 0 : p;
+        recvElems += sizes[(size_t)(first.reduce ? 0 : root) * parts + qp];
+      }
+      if (last.root == 2 && r != root)
+        recvElems = 0;
+    }
+  }
+  COLLC_CHECK(checkBuffer(comm, "sendbuff", sendbuff, sendElems * eb, eb));
+  COLLC_CHECK(checkBuffer(comm, "recvbuff", recvbuff, recvElems * eb, eb));
+  if (overlaps(sendbuff, sendElems * eb, recvbuff, recvElems * eb)) {
+    // NCCL's in-place conventions, where the schedule reads each input
+    // chunk before any output chunk lands on it.
+    auto s = reinterpret_cast<uintptr_t>(sendbuff);
+    auto d = reinterpret_cast<uintptr_t>(recvbuff);
+    bool ok = false;
+    if (first.reduce && s == d)
+      ok = true; // AllReduce, one-shot and rooted reductions.
+    else if (c->parts.size() == 1 && !first.reduce &&
+             first.in == Layout::Packed && last.out == Layout::Scattered) {
+      long long before = 0;
+      for (int p = 0; p < r; ++p)
+        before += sizes[p];
+      ok = s == d + before * eb; // AllGather
+    } else if (c->parts.size() == 1 && first.reduce &&
+               first.in == Layout::Scattered && last.out == Layout::Packed) {
+      long long before = 0;
+      for (int k = 0; k < r; ++k)
+        before += sizes[k];
+      ok = d == s + before * eb; // ReduceScatter
+    }
+    if (!ok)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: sendbuff and recvbuff overlap in a way this "
+                        "collective does not support in place (NCCL's "
+                        "conventions: AllReduce send == recv, AllGather send "
+                        "== recv + rank * sendcount, ReduceScatter recv == "
+                        "send + rank * recvcount)",
+                        name);
+  }
+
+  COLLC_CHECK(useContext(comm));
+  CUstream cuStream = reinterpret_cast<CUstream>(stream);
+  CUdeviceptr sizesDev = 0;
+  COLLC_CHECK(sizesOnDevice(comm, sizes, cuStream, sizesDev));
+
+  collcKernelParams params{};
+  params.input = sendbuff;
+  params.output = recvbuff;
+  params.staging = reinterpret_cast<void *const *>(w->stagingPeers);
+  params.inter = reinterpret_cast<void *const *>(w->interPeers);
+  params.events = reinterpret_cast<unsigned long long *const *>(w->eventPeers);
+  params.state = reinterpret_cast<unsigned long long *>(w->state);
+  params.error = reinterpret_cast<unsigned long long *>(w->errorDevice);
+  params.sizes = reinterpret_cast<const long long *>(sizesDev);
+  params.rank = r;
+  params.worldSize = n;
+  params.root = c->rooted() ? root : 0;
+  params.timeoutNs = comm->timeoutNs;
+
+  CUlaunchConfig config{};
+  config.gridDimX = w->kernel->grid;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = w->kernel->threads;
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = 0;
+  config.hStream = cuStream;
+  CUlaunchAttribute attr{};
+  if (w->kernel->pdl) {
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+  }
+  void *args[] = {&params};
+  CU_CHECK(cuLaunchKernelEx(&config, w->function, args, nullptr));
+  return collcSuccess;
+}
+
+
+} // namespace
+
+extern "C" collcResult_t collcLaunch(collcComm_t comm, const char *name,
+                                     const void *sendbuff, void *recvbuff,
+                                     size_t count, const size_t *counts,
+                                     collcDataType_t datatype, int root,
+                                     collcStream_t stream) {
+  COLLC_API_ENTRY();
+  const CollectiveInfo *c = nullptr;
+  Workspace *w = nullptr;
+  COLLC_CHECK(resolve(comm, name, datatype, root, c, w));
+  const int n = comm->nranks, r = comm->rank;
+  const TransformInfo &first = c->parts.front();
+  const int parts = partitionsOf(first.in, n);
+  // The size matrix of the first transform's input (abi.h), from NCCL-style
+  // arguments, keyed on layouts.
+  std::vector<long long> sizes((size_t)n * parts, 0);
+  const long long maxElems = (1ll << 40);
+  if (!first.variable) {
+    if ((long long)count > maxElems)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: count %zu is too large (at most 2^40 elements)",
+                        name, count);
+    std::fill(sizes.begin(), sizes.end(), (long long)count);
+  } else {
+    if (!counts)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: counts is NULL, but the collective has variable "
+                        "partition sizes",
+                        name);
+    for (int i = 0; i < (first.in == Layout::Scattered && !first.reduce ? 2 * n : n); ++i)
+      if ((long long)counts[i] > maxElems)
+        return COLLC_FAIL(collcInvalidArgument,
+                          "%s: counts[%d] = %zu is too large", name, i,
+                          counts[i]);
+    if (first.in == Layout::Packed) {
+      for (int p = 0; p < n; ++p)
+        sizes[p] = (long long)counts[p];
+    } else if (first.reduce) {
+      for (int p = 0; p < n; ++p)
+        for (int k = 0; k < n; ++k)
+          sizes[(size_t)p * n + k] = (long long)counts[k];
+    } else {
+      // This rank's send counts (its row) and receive counts (its column).
+      for (int k = 0; k < n; ++k)
+        sizes[(size_t)r * n + k] = (long long)counts[k];
+      for (int p = 0; p < n; ++p)
+        sizes[(size_t)p * n + r] = (long long)counts[n + p];
+    }
+  }
+
+  return launchSized(comm, c, w, name, sendbuff, recvbuff, sizes, datatype,
+                     root, stream);
+}
+
+namespace {
+/// The typed entry points check the operator against the module's.
+collcResult_t checkOp(collcComm_t comm, const char *name, collcRedOp_t op) {
+  const CollectiveInfo *c = comm->module->findCollective(name);
+  if (!c)
+    return collcSuccess; // collcLaunch reports it.
+  for (const TransformInfo &t : c->parts)
+    if (t.reduce && t.op != op)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: the module's %s reduces with %s, not %s; add a "
+                        "collective with reduce<%s> to the spec",
+                        name, name, kOpNames[t.op],
+                        (op >= 0 && op < collcNumOps) ? kOpNames[op] : "?",
+                        (op >= 0 && op < collcNumOps) ? kOpNames[op] : "?");
+  return collcSuccess;
+}
+
+/// Typed calls whose NCCL count is the whole buffer run a composition over
+/// n partitions: an even split, carried as V-style counts when uneven.
+collcResult_t launchSplit(collcComm_t comm, const char *name,
+                          const void *send, void *recv, size_t count,
+                          collcDataType_t type, int root,
+                          collcStream_t stream) {
+  const CollectiveInfo *c = nullptr;
+  Workspace *w = nullptr;
+  COLLC_CHECK(resolve(comm, name, type, root, c, w));
+  const int n = comm->nranks;
+  if (c->parts.front().variable || c->parts.front().in != Layout::Scattered)
+    return COLLC_FAIL(collcInternalError,
+                      "%s: expected a fixed-size collective with a scattered "
+                      "input",
+                      name);
+  if ((long long)count > (1ll << 40) * n)
+    return COLLC_FAIL(collcInvalidArgument, "%s: count %zu is too large",
+                      name, count);
+  // Every rank's buffer is split the same way (16-byte units), so uneven
+  // counts need no V collective.
+  std::vector<long long> split = evenSplit(count, n, typeBytes(type));
+  std::vector<long long> sizes((size_t)n * n);
+  for (int p = 0; p < n; ++p)
+    for (int k = 0; k < n; ++k)
+      sizes[(size_t)p * n + k] = split[k];
+  return launchSized(comm, c, w, name, send, recv, sizes, type, root, stream);
+}
+} // namespace
+
+extern "C" collcResult_t collcAllReduce(const void *sendbuff, void *recvbuff,
+                                        size_t count, collcDataType_t datatype,
+                                        collcRedOp_t op, collcComm_t comm,
+                                        collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkOp(comm, "all_reduce", op));
+  return launchSplit(comm, "all_reduce", sendbuff, recvbuff, count, datatype,
+                     0, stream);
+}
+
+extern "C" collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
+                                        size_t sendcount,
+                                        collcDataType_t datatype,
+                                        collcComm_t comm,
+                                        collcStream_t stream) {
+  COLLC_API_ENTRY();
+  return collcLaunch(comm, "all_gather", sendbuff, recvbuff, sendcount,
+                     nullptr, datatype, 0, stream);
+}
+
+extern "C" collcResult_t collcReduceScatter(const void *sendbuff,
+                                            void *recvbuff, size_t recvcount,
+                                            collcDataType_t datatype,
+                                            collcRedOp_t op, collcComm_t comm,
+                                            collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkOp(comm, "reduce_scatter", op));
+  return collcLaunch(comm, "reduce_scatter", sendbuff, recvbuff, recvcount,
+                     nullptr, datatype, 0, stream);
+}
+
+extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
+                                       size_t count, collcDataType_t datatype,
+                                       collcComm_t comm,
+                                       collcStream_t stream) {
+  COLLC_API_ENTRY();
+  return collcLaunch(comm, "all_to_all", sendbuff, recvbuff, count, nullptr,
+                     datatype, 0, stream);
+}
+
+extern "C" collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
+                                        size_t count, collcDataType_t datatype,
+                                        int root, collcComm_t comm,
+                                        collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  return launchSplit(comm, "broadcast", sendbuff, recvbuff, count, datatype,
+                     root, stream);
+}
+
+extern "C" collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
+                                     size_t count, collcDataType_t datatype,
+                                     collcRedOp_t op, int root,
+                                     collcComm_t comm, collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkOp(comm, "reduce", op));
+  return launchSplit(comm, "reduce", sendbuff, recvbuff, count, datatype,
+                     root, stream);
+}

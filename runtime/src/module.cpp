@@ -1,0 +1,313 @@
+//===- module.cpp - loading a collc module file -----------------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Reads the JSON module file (docs/module-format.md) with nlohmann/json's
+/// non-throwing API (the runtime is built without exceptions): every field
+/// is type-checked before it is read, so a corrupt file is an error message,
+/// never an abort.
+///
+//===----------------------------------------------------------------------===//
+
+#include "runtime.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+using json = nlohmann::json;
+using namespace collc;
+
+namespace {
+
+/// Decodes standard base64; false on a character outside the alphabet.
+bool decodeBase64(const std::string &in, std::string &out) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z')
+      return c - 'A';
+    if (c >= 'a' && c <= 'z')
+      return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+      return c - '0' + 52;
+    if (c == '+')
+      return 62;
+    if (c == '/')
+      return 63;
+    return -1;
+  };
+  out.clear();
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=')
+      break;
+    int v = value(c);
+    if (v < 0)
+      return false;
+    buffer = (buffer << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
+    }
+  }
+  return true;
+}
+
+/// Typed field access that reports what is missing or mistyped.
+struct Reader {
+  std::string error;
+  const json *field(const json &obj, const char *key, json::value_t type,
+                    const std::string &where) {
+    if (!error.empty())
+      return nullptr;
+    if (!obj.is_object()) {
+      error = where + " is not a JSON object";
+      return nullptr;
+    }
+    auto it = obj.find(key);
+    bool integer = type == json::value_t::number_integer;
+    if (it == obj.end() ||
+        !(it->type() == type ||
+          (integer && it->type() == json::value_t::number_unsigned))) {
+      error = where + ": field '" + key + "' is " +
+              (it == obj.end() ? std::string("missing")
+                               : std::string("a ") + it->type_name());
+      return nullptr;
+    }
+    return &*it;
+  }
+  std::string str(const json &obj, const char *key, const std::string &where) {
+    const json *f = field(obj, key, json::value_t::string, where);
+    return f ? f->get<std::string>() : std::string();
+  }
+  long long num(const json &obj, const char *key, const std::string &where) {
+    const json *f = field(obj, key, json::value_t::number_integer, where);
+    return f ? f->get<long long>() : 0;
+  }
+  bool flag(const json &obj, const char *key, const std::string &where) {
+    const json *f = field(obj, key, json::value_t::boolean, where);
+    return f ? f->get<bool>() : false;
+  }
+  std::vector<std::string> strings(const json &obj, const char *key,
+                                   const std::string &where) {
+    std::vector<std::string> out;
+    const json *f = field(obj, key, json::value_t::array, where);
+    if (!f)
+      return out;
+    for (const json &v : *f) {
+      if (!v.is_string()) {
+        error = where + ": field '" + key + "' holds a non-string";
+        return out;
+      }
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+};
+
+Layout parseLayout(const std::string &s, bool &variable, bool &ok) {
+  std::string base = s;
+  variable = base.size() > 2 && base.compare(base.size() - 2, 2, "_v") == 0;
+  if (variable)
+    base.resize(base.size() - 2);
+  ok = true;
+  if (base == "packed")
+    return Layout::Packed;
+  if (base == "scattered")
+    return Layout::Scattered;
+  if (base == "transposed")
+    return Layout::Transposed;
+  ok = false;
+  return Layout::Packed;
+}
+
+collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
+  if (bytes == 0)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module file is empty; build one with collc "
+                      "--emit=module");
+  json doc = json::parse(data, data + bytes, nullptr, false);
+  if (doc.is_discarded())
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module file is not valid JSON (truncated or "
+                      "corrupt?); check it with collc --validate-module");
+  Reader r;
+  if (!doc.is_object() || r.str(doc, "format", "manifest") != "collc-module")
+    return COLLC_FAIL(collcInvalidArgument,
+                      "not a collc module file (no \"format\": "
+                      "\"collc-module\")");
+  long long version = r.num(doc, "format_version", "manifest");
+  if (r.error.empty() && version != 1)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "module format version %lld is not supported by this "
+                      "runtime (it reads version 1); rebuild the module with "
+                      "a matching collc",
+                      version);
+  long long abi = r.num(doc, "kernel_abi_version", "manifest");
+  if (r.error.empty() && abi != COLLC_KERNEL_ABI_VERSION)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module's kernel ABI version is %lld, this runtime "
+                      "speaks %d; rebuild the module with a matching collc",
+                      abi, COLLC_KERNEL_ABI_VERSION);
+  if (const json *spec = r.field(doc, "spec", json::value_t::object, "manifest")) {
+    m.specHash = r.str(*spec, "sha256", "spec");
+    if (spec->contains("file") && (*spec)["file"].is_string())
+      m.specFile = (*spec)["file"].get<std::string>();
+  }
+
+  const json *collectives =
+      r.field(doc, "collectives", json::value_t::array, "manifest");
+  for (size_t i = 0; collectives && i < collectives->size(); ++i) {
+    const json &c = (*collectives)[i];
+    std::string where = "collectives[" + std::to_string(i) + "]";
+    CollectiveInfo info;
+    info.name = r.str(c, "name", where);
+    const json *parts = r.field(c, "transforms", json::value_t::array, where);
+    for (size_t t = 0; parts && t < parts->size(); ++t) {
+      const json &p = (*parts)[t];
+      std::string pw = where + ".transforms[" + std::to_string(t) + "]";
+      TransformInfo ti;
+      ti.reduce = r.str(p, "consume", pw) == "reduce";
+      bool okIn = true, okOut = true, varOut = false;
+      ti.in = parseLayout(r.str(p, "input", pw), ti.variable, okIn);
+      ti.out = parseLayout(r.str(p, "output", pw), varOut, okOut);
+      std::string root = r.str(p, "root", pw);
+      ti.root = root == "producer" ? 1 : root == "consumer" ? 2 : 0;
+      if (ti.reduce) {
+        std::string op = r.str(p, "reduction", pw);
+        ti.op = op == "max" ? collcMax : op == "min" ? collcMin
+                : op == "avg" ? collcAvg : collcSum;
+      }
+      if (r.error.empty() && (!okIn || !okOut))
+        r.error = pw + ": unknown layout";
+      info.parts.push_back(ti);
+    }
+    if (const json *s = r.field(c, "schedule", json::value_t::object, where)) {
+      info.readyEvents = r.strings(*s, "ready_events", where + ".schedule");
+      info.freeEvents = r.strings(*s, "free_events", where + ".schedule");
+      if (const json *roles =
+              r.field(*s, "roles", json::value_t::array, where + ".schedule"))
+        for (const json &role : *roles)
+          info.roles.push_back(r.str(role, "name", where + ".schedule.roles"));
+    }
+    m.collectives.push_back(std::move(info));
+  }
+
+  const json *kernels = r.field(doc, "kernels", json::value_t::array, "manifest");
+  for (size_t i = 0; kernels && i < kernels->size(); ++i) {
+    const json &k = (*kernels)[i];
+    std::string where = "kernels[" + std::to_string(i) + "]";
+    KernelInfo info;
+    info.name = r.str(k, "name", where);
+    info.target = r.str(k, "target", where);
+    info.collective = r.str(k, "collective", where);
+    info.elementType = r.str(k, "element_type", where);
+    info.elementBytes = (int)r.num(k, "element_bytes", where);
+    info.worldSize = (int)r.num(k, "world_size", where);
+    info.grid = (int)r.num(k, "grid", where);
+    info.threads = (int)r.num(k, "threads", where);
+    info.pdl = r.flag(k, "pdl", where);
+    if (const json *w = r.field(k, "workspace", json::value_t::object, where)) {
+      std::string ww = where + ".workspace";
+      info.chunkBytes = r.num(*w, "chunk_bytes", ww);
+      info.slots = (int)r.num(*w, "slots", ww);
+      info.readyEvents = (int)r.num(*w, "ready_events", ww);
+      info.freeEvents = (int)r.num(*w, "free_events", ww);
+      info.stagingBytes = r.num(*w, "staging_bytes", ww);
+      info.intermediateBytes = r.num(*w, "intermediate_bytes", ww);
+      info.eventWords = r.num(*w, "event_words", ww);
+      info.stateWords = r.num(*w, "state_words", ww);
+    }
+    if (r.error.empty() && (info.worldSize < 1 || info.grid < 1 ||
+                            info.threads < 1 || info.elementBytes < 1))
+      r.error = where + ": non-positive launch or type sizes";
+    m.kernels.push_back(std::move(info));
+  }
+
+  const json *images = r.field(doc, "images", json::value_t::array, "manifest");
+  for (size_t i = 0; images && i < images->size(); ++i) {
+    const json &im = (*images)[i];
+    std::string where = "images[" + std::to_string(i) + "]";
+    Image image;
+    image.target = r.str(im, "target", where);
+    image.kind = r.str(im, "kind", where);
+    std::string encoding = r.str(im, "encoding", where);
+    std::string data = r.str(im, "data", where);
+    if (!r.error.empty())
+      break;
+    if (encoding == "base64") {
+      if (!decodeBase64(data, image.data))
+        return COLLC_FAIL(collcInvalidArgument,
+                          "%s (%s %s): the base64 data is corrupt",
+                          where.c_str(), image.target.c_str(),
+                          image.kind.c_str());
+    } else {
+      image.data = std::move(data);
+    }
+    // "sm_90a" -> 90; the suffix only narrows where a cubin runs.
+    image.capability = std::atoi(image.target.c_str() + 3);
+    m.images.push_back(std::move(image));
+  }
+  if (!r.error.empty())
+    return COLLC_FAIL(collcInvalidArgument,
+                      "the module file is corrupt: %s; check it with collc "
+                      "--validate-module",
+                      r.error.c_str());
+  return collcSuccess;
+}
+
+} // namespace
+
+const CollectiveInfo *collcModule::findCollective(const std::string &name) const {
+  for (const CollectiveInfo &c : collectives)
+    if (c.name == name)
+      return &c;
+  return nullptr;
+}
+
+extern "C" collcResult_t collcModuleLoadData(collcModule_t *module,
+                                             const void *data, size_t bytes) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(module);
+  COLLC_ARG_NOT_NULL(data);
+  *module = nullptr;
+  std::unique_ptr<collcModule> m(new collcModule());
+  COLLC_CHECK(parseModule(static_cast<const char *>(data), bytes, *m));
+  *module = m.release();
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcModuleLoad(collcModule_t *module,
+                                         const char *path) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(module);
+  COLLC_ARG_NOT_NULL(path);
+  *module = nullptr;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "cannot open module file '%s': %s", path,
+                      std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  std::unique_ptr<collcModule> m(new collcModule());
+  collcResult_t res = parseModule(bytes.data(), bytes.size(), *m);
+  if (res != collcSuccess)
+    return COLLC_FAIL(res, "%s: %s", path, lastErrorMessage());
+  *module = m.release();
+  return collcSuccess;
+}
+
+extern "C" collcResult_t collcModuleDestroy(collcModule_t module) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(module);
+  delete module;
+  return collcSuccess;
+}

@@ -1,0 +1,127 @@
+//===- runtime.h - collc runtime internals ----------------------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The objects behind the opaque handles: a loaded module (its manifest and
+/// images), a communicator (its device context, the workspace of every
+/// kernel, the peers' mapped pointers). Not installed.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_RUNTIME_SRC_RUNTIME_H
+#define COLLC_RUNTIME_SRC_RUNTIME_H
+
+#include "checks.h"
+
+#include "collc/collc.h"
+#include "collc/device/snac/abi.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace collc {
+
+enum class Layout { Packed, Scattered, Transposed };
+
+/// One transform of a collective, from the manifest.
+struct TransformInfo {
+  bool reduce = false;
+  collcRedOp_t op = collcSum;
+  Layout in = Layout::Packed, out = Layout::Packed;
+  bool variable = false;
+  int root = 0; // 0 none, 1 producer, 2 consumer
+};
+
+struct CollectiveInfo {
+  std::string name;
+  std::vector<TransformInfo> parts;
+  std::vector<std::string> roles, readyEvents, freeEvents;
+  bool rooted() const {
+    for (const TransformInfo &t : parts)
+      if (t.root)
+        return true;
+    return false;
+  }
+};
+
+struct KernelInfo {
+  std::string name, target, collective, elementType;
+  int elementBytes = 0, worldSize = 0, grid = 0, threads = 0;
+  bool pdl = false;
+  long long chunkBytes = 0;
+  int slots = 0, readyEvents = 0, freeEvents = 0;
+  unsigned long long stagingBytes = 0, intermediateBytes = 0;
+  unsigned long long eventWords = 0, stateWords = 0;
+};
+
+struct Image {
+  std::string target, kind, data; // data decoded
+  int capability = 0;
+};
+
+} // namespace collc
+
+struct collcModule {
+  std::string specFile, specHash;
+  std::vector<collc::CollectiveInfo> collectives;
+  std::vector<collc::KernelInfo> kernels;
+  std::vector<collc::Image> images;
+  const collc::CollectiveInfo *findCollective(const std::string &name) const;
+};
+
+namespace collc {
+
+/// The device memory one kernel needs on one rank, and the peers' mappings.
+struct Workspace {
+  const KernelInfo *kernel = nullptr;
+  CUfunction function = nullptr;
+  CUdeviceptr staging = 0, inter = 0, events = 0, state = 0;
+  /// Device arrays of worldSize pointers: every rank's staging,
+  /// intermediate and event words, as this rank maps them.
+  CUdeviceptr stagingPeers = 0, interPeers = 0, eventPeers = 0;
+  /// Peer mappings this rank opened (closed on destroy).
+  std::vector<CUdeviceptr> opened;
+  /// This kernel's error record in host-mapped memory.
+  volatile unsigned long long *error = nullptr;
+  CUdeviceptr errorDevice = 0;
+};
+
+/// Memory shared by the ranks of one process (collcCommInitAll), so that the
+/// peers' buffers are plain device pointers and peer access replaces IPC.
+struct Clique;
+
+} // namespace collc
+
+struct collcComm {
+  collcModule_t module = nullptr;
+  int rank = 0, nranks = 0, device = 0, capability = 0;
+  CUcontext context = nullptr;
+  CUmodule cuModule = nullptr;
+  std::string imageTarget;
+  unsigned long long timeoutNs = 0;
+  /// Host-mapped error records, COLLC_ERROR_WORDS per kernel.
+  unsigned long long *errorHost = nullptr;
+  std::vector<collc::Workspace> workspaces; // kernels at nranks
+  std::map<std::vector<long long>, CUdeviceptr> sizeBuffers;
+  bool aborted = false;
+  collc::Workspace *find(const std::string &collective,
+                         const std::string &type);
+};
+
+namespace collc {
+
+/// The spec spelling of a data type ("bf16").
+const char *typeName(collcDataType_t type);
+int typeBytes(collcDataType_t type);
+
+/// Makes the communicator's context current on this thread.
+collcResult_t useContext(collcComm_t comm);
+
+} // namespace collc
+
+#endif // COLLC_RUNTIME_SRC_RUNTIME_H
