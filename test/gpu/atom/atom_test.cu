@@ -13,6 +13,12 @@
 //    shapes against a host fold computed the same way (FP32, ascending
 //    sources from source 0, RNE to E once), bits compared exactly (both-NaN
 //    counts as equal), -0.0 everywhere and NaN/inf inputs for max/min;
+//  - the sm_80 cp.async reduce pipeline: 5 types x 4 ops x nsrc {1,2,3,8} x
+//    sizes around and above kReducePipelineMinBytes x 5 alignment shapes;
+//    the generic path checked against the host fold, then reduce(smem) at
+//    96..512 threads and the forced pipeline (1 to 16 slots) compared with it byte for
+//    byte, plus which path ran (the pipeline is the only one that writes the
+//    shared workspace): misaligned cases must fall back; in place too;
 //  - flags: a wait with nothing arriving times out within its bound; a wait
 //    on a second CTA's release succeeds and the data is visible; red.add;
 //  - LL packets and sentinel slots round trips, including timeouts and the
@@ -287,10 +293,11 @@ static bool beats(RedOp op, float x, float acc) {
   return op == RedOp::Max ? x > acc : x < acc;
 }
 
-static uint32_t hostReduce(T t, RedOp op, const uint32_t *vals, int n) {
-  float acc = decode(t, vals[0]);
+/// The host fold over already decoded contributions, rounded to t once.
+static uint32_t hostFold(T t, RedOp op, const float *vals, int n) {
+  float acc = vals[0];
   for (int p = 1; p < n; ++p) {
-    float x = decode(t, vals[p]);
+    float x = vals[p];
     if (op == RedOp::Sum || op == RedOp::Avg)
       acc = acc + x;
     else if (beats(op, x, acc))
@@ -299,6 +306,13 @@ static uint32_t hostReduce(T t, RedOp op, const uint32_t *vals, int n) {
   if (op == RedOp::Avg)
     acc = acc / (float)n;
   return encode(t, acc);
+}
+
+static uint32_t hostReduce(T t, RedOp op, const uint32_t *vals, int n) {
+  float f[8];
+  for (int p = 0; p < n; ++p)
+    f[p] = decode(t, vals[p]);
+  return hostFold(t, op, f, n);
 }
 
 //===----------------------------------------------------------------------===//
@@ -563,6 +577,297 @@ static void testZeroNaN() {
   check(std::isnan(h[8 * 4 + 1]) && std::isnan(h[8 * 4 + 2]),
         "max/min of all NaN is NaN");
   CUDA_CHECK(cudaFree(d));
+}
+
+//===----------------------------------------------------------------------===//
+// Reduce: the sm_80 cp.async pipeline against the generic path
+//===----------------------------------------------------------------------===//
+
+enum class RedPath { Dispatch, Generic, Pipelined, PipelinedSmall };
+static const char *redPathName(RedPath p) {
+  switch (p) {
+  case RedPath::Dispatch: return "reduce(smem)";
+  case RedPath::Generic: return "reduce_generic";
+  case RedPath::Pipelined: return "reduce_pipelined_sm80<32 KiB>";
+  case RedPath::PipelinedSmall: return "reduce_pipelined_sm80<8 KiB>";
+  }
+  return "?";
+}
+
+/// Each CTA reduces its slice [b*chunk, min((b+1)*chunk, elems)) through
+/// `Path` (PipelinedSmall: the pipeline in an 8 KiB workspace, i.e. 2 slots
+/// at 256 threads, 1 at 512, as 1024 threads would get in 16 KiB and 32 KiB),
+/// with kReduceSmemBytesDefault bytes of dynamic shared memory pre-filled
+/// with 0xA5. Afterwards each CTA reports (*usedSmem |= 1)
+/// whether any workspace byte changed: only the cp.async pipeline writes
+/// there, so this tells which datapath the dispatch really took.
+template <typename E, RedOp Op, RedPath Path>
+__global__ void __launch_bounds__(512)
+    reducePathKernel(E *dst, const E *const *srcs, int nsrc, size_t elems,
+                     size_t chunk, int *usedSmem) {
+  extern __shared__ __align__(16) char smem[];
+  uint32_t *words = reinterpret_cast<uint32_t *>(smem);
+  constexpr unsigned kWords = kReduceSmemBytesDefault / 4;
+  for (unsigned i = threadIdx.x; i < kWords; i += blockDim.x)
+    words[i] = 0xA5A5A5A5u;
+  __syncthreads();
+  const size_t b = blockIdx.x * chunk;
+  if (b < elems) {
+    const size_t n = elems - b < chunk ? elems - b : chunk;
+    auto src = [=](int p) { return srcs[p] + b; };
+    if constexpr (Path == RedPath::Dispatch)
+      reduce<E, Op>(dst + b, src, nsrc, n, smem);
+    else if constexpr (Path == RedPath::Generic)
+      reduce_generic<E, Op>(dst + b, src, nsrc, n);
+    else if constexpr (Path == RedPath::Pipelined)
+      reduce_pipelined_sm80<E, Op, kReduceSmemBytesDefault>(dst + b, src, nsrc,
+                                                            n, smem);
+    else
+      reduce_pipelined_sm80<E, Op, 8192>(dst + b, src, nsrc, n, smem);
+  }
+  __syncthreads();
+  int changed = 0;
+  for (unsigned i = threadIdx.x; i < kWords; i += blockDim.x)
+    changed |= words[i] != 0xA5A5A5A5u;
+  if (__syncthreads_or(changed) && threadIdx.x == 0)
+    atomicOr(usedSmem, 1);
+}
+
+/// Device buffers of one element type for the pipeline test.
+template <typename E> struct PipeBufs {
+  E *src[2][8];  // [specials][p], maxElems + 64 elements each
+  E **table;     // nsrc source pointers
+  E *out[2];     // [0]: the generic reference, [1]: the path under test
+  int *used;     // workspace-written flag
+  size_t maxElems;
+};
+
+/// Runs one path on (dst = out + dOff, sources `table`) with `threads`
+/// threads and `ctas` slices of `chunk` elements; returns whether the
+/// workspace was written, and the whole output buffer (guards included) in
+/// `bytesOut`.
+template <typename E, RedOp Op, RedPath Path>
+static bool runReducePath(PipeBufs<E> &b, E *out, int dOff, int nsrc,
+                          size_t elems, size_t chunk, int ctas, int threads,
+                          std::vector<unsigned char> &bytesOut, int es) {
+  CUDA_CHECK(cudaMemset(out, 0xFF, (b.maxElems + 64) * es));
+  CUDA_CHECK(cudaMemset(b.used, 0, sizeof(int)));
+  reducePathKernel<E, Op, Path>
+      <<<(unsigned)ctas, (unsigned)threads, kReduceSmemBytesDefault>>>(
+          out + dOff, (const E *const *)b.table, nsrc, elems, chunk, b.used);
+  CUDA_CHECK(cudaGetLastError());
+  bytesOut.resize((b.maxElems + 64) * es);
+  CUDA_CHECK(cudaMemcpy(bytesOut.data(), out, bytesOut.size(),
+                        cudaMemcpyDeviceToHost));
+  int used = 0;
+  CUDA_CHECK(cudaMemcpy(&used, b.used, sizeof used, cudaMemcpyDeviceToHost));
+  return used != 0;
+}
+
+/// For one op: nsrc {1,2,3,8} x sizes around and above the dispatch threshold
+/// x 5 alignment shapes. The generic path's output is checked against the
+/// host fold; then the dispatching reduce (96, 256 and 512 threads) and the
+/// forced pipeline (aligned shapes: 32 KiB at 128 and 512 threads, i.e. 16
+/// and 4 slots; 8 KiB at 256 and 512 threads, 2 and 1 slots) must
+/// reproduce it byte for byte, guards included (NaN payloads too), and the
+/// dispatch must take the pipeline exactly when everything is 16-byte
+/// aligned and the output is at least kReducePipelineMinBytes.
+template <typename E, RedOp Op>
+static void pipeCases(T t, int specials, PipeBufs<E> &b,
+                      const std::vector<std::vector<uint32_t>> &srcBits,
+                      const std::vector<std::vector<float>> &srcVals) {
+  static const char *opName[] = {"sum", "max", "min", "avg"};
+  const int es = tBytes(t);
+  const int kv = 16 / es;                            // elements per vector
+  const size_t th = kReducePipelineMinBytes / es;    // threshold in elements
+  const size_t sizes[] = {th - 1,           th,         th + 1,
+                          th + 37 * kv + 3, 4 * th + 5, 16 * th + 11};
+  std::vector<unsigned char> ref, got;
+  for (int nsrc : {1, 2, 3, 8}) {
+    for (size_t elems : sizes) {
+      for (int shape = 0; shape < 5; ++shape) {
+        // 0: all aligned; 1: all 16 bytes in (aligned); 2: dst one element
+        // off; 3: all one element off (same misalignment); 4: the last
+        // source one element off. Only 0 and 1 may take the pipeline.
+        int dOff = 0, offs[8];
+        for (int p = 0; p < nsrc; ++p)
+          offs[p] = shape == 1 ? kv : shape == 3 ? 1 : 0;
+        dOff = shape == 1 ? kv : (shape == 2 || shape == 3) ? 1 : 0;
+        if (shape == 4)
+          offs[nsrc - 1] = 1;
+        const bool aligned = shape <= 1;
+        std::vector<const E *> table(nsrc);
+        for (int p = 0; p < nsrc; ++p)
+          table[p] = b.src[specials][p] + offs[p];
+        CUDA_CHECK(cudaMemcpy(b.table, table.data(), nsrc * sizeof(E *),
+                              cudaMemcpyHostToDevice));
+        // Several CTAs on 16-byte aligned slices for the large sizes (each
+        // slice still above the threshold), as generated kernels split.
+        const int ctas = elems >= 4 * th ? 3 : 1;
+        size_t chunk = (elems + ctas - 1) / ctas;
+        chunk = (chunk + kv - 1) / kv * kv;
+        char what[200];
+        std::snprintf(what, sizeof what,
+                      "%s %s nsrc=%d elems=%zu shape=%d ctas=%d", tName(t),
+                      opName[(int)Op], nsrc, elems, shape, ctas);
+        // The reference: the generic path, checked against the host fold.
+        const bool genUsed = runReducePath<E, Op, RedPath::Generic>(
+            b, b.out[0], dOff, nsrc, elems, chunk, ctas, 512, ref, es);
+        size_t bad = 0, badGuard = 0;
+        float vals[8];
+        for (size_t i = 0; i < elems; ++i) {
+          for (int p = 0; p < nsrc; ++p)
+            vals[p] = srcVals[p][offs[p] + i];
+          const uint32_t want = hostFold(t, Op, vals, nsrc);
+          uint32_t g = 0;
+          std::memcpy(&g, &ref[(dOff + i) * es], es);
+          if (!(g == want || (isNaNBits(t, want) && isNaNBits(t, g))) &&
+              ++bad <= 3)
+            std::printf("  %s i=%zu: got 0x%x want 0x%x (src0 0x%x)\n", what,
+                        i, g, want, srcBits[0][offs[0] + i]);
+        }
+        for (size_t i = 0; i < ref.size(); ++i)
+          if ((i < (size_t)dOff * es || i >= (dOff + elems) * es) &&
+              ref[i] != 0xFF)
+            ++badGuard;
+        {
+          char buf[300];
+          std::snprintf(buf, sizeof buf,
+                        "generic reference %s: %zu wrong vs host, %zu bytes "
+                        "outside, workspace %s",
+                        what, bad, badGuard, genUsed ? "written" : "untouched");
+          check(bad == 0 && badGuard == 0 && !genUsed, buf);
+        }
+        // The paths under test, bit for bit against the reference.
+        auto compare = [&](RedPath path, int threads, bool used,
+                           bool wantUsed) {
+          size_t diff = 0, first = ~size_t(0);
+          for (size_t i = 0; i < ref.size(); ++i)
+            if (ref[i] != got[i]) {
+              if (first == ~size_t(0))
+                first = i;
+              ++diff;
+            }
+          char buf[300];
+          std::snprintf(buf, sizeof buf,
+                        "%s threads=%d %s: %zu bytes differ from the generic "
+                        "path (first at byte %zd), pipeline %s (want %s)",
+                        redPathName(path), threads, what, diff,
+                        diff ? (ptrdiff_t)first : (ptrdiff_t)-1,
+                        used ? "used" : "not used",
+                        wantUsed ? "used" : "not used");
+          check(diff == 0 && used == wantUsed, buf);
+        };
+        const bool wantPipe = aligned && elems >= th;
+        for (int threads : {96, 256, 512}) {
+          const bool used = runReducePath<E, Op, RedPath::Dispatch>(
+              b, b.out[1], dOff, nsrc, elems, chunk, ctas, threads, got, es);
+          compare(RedPath::Dispatch, threads, used, wantPipe);
+        }
+        if (aligned) {
+          for (int threads : {128, 512}) {
+            const bool used = runReducePath<E, Op, RedPath::Pipelined>(
+                b, b.out[1], dOff, nsrc, elems, chunk, ctas, threads, got, es);
+            // One tile is 16 bytes per thread: every size here has one.
+            compare(RedPath::Pipelined, threads, used, true);
+          }
+          for (int threads : {256, 512}) {
+            const bool used = runReducePath<E, Op, RedPath::PipelinedSmall>(
+                b, b.out[1], dOff, nsrc, elems, chunk, ctas, threads, got, es);
+            compare(RedPath::PipelinedSmall, threads, used, true);
+          }
+        }
+      }
+    }
+    // In place: dst is source k (k = 0 and k = nsrc - 1), aligned, 3 CTAs.
+    if (nsrc > 1) {
+      const size_t elems = 4 * th + 5;
+      size_t chunk = ((elems + 2) / 3 + kv - 1) / kv * kv;
+      std::vector<const E *> table(nsrc);
+      for (int p = 0; p < nsrc; ++p)
+        table[p] = b.src[specials][p];
+      CUDA_CHECK(cudaMemcpy(b.table, table.data(), nsrc * sizeof(E *),
+                            cudaMemcpyHostToDevice));
+      runReducePath<E, Op, RedPath::Generic>(b, b.out[0], 0, nsrc, elems,
+                                             chunk, 3, 512, ref, es);
+      for (int k : {0, nsrc - 1}) {
+        CUDA_CHECK(cudaMemcpy(b.out[1], b.src[specials][k], elems * es,
+                              cudaMemcpyDeviceToDevice));
+        table[k] = b.out[1];
+        CUDA_CHECK(cudaMemcpy(b.table, table.data(), nsrc * sizeof(E *),
+                              cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(b.used, 0, sizeof(int)));
+        reducePathKernel<E, Op, RedPath::Dispatch>
+            <<<3, 512, kReduceSmemBytesDefault>>>(
+                b.out[1], (const E *const *)b.table, nsrc, elems, chunk,
+                b.used);
+        CUDA_CHECK(cudaGetLastError());
+        got.resize(elems * es);
+        CUDA_CHECK(cudaMemcpy(got.data(), b.out[1], got.size(),
+                              cudaMemcpyDeviceToHost));
+        int used = 0;
+        CUDA_CHECK(cudaMemcpy(&used, b.used, sizeof used,
+                              cudaMemcpyDeviceToHost));
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      "in-place reduce(smem) %s %s nsrc=%d dst=src%d: %s, "
+                      "pipeline %s",
+                      tName(t), opName[(int)Op], nsrc, k,
+                      std::memcmp(got.data(), ref.data(), got.size())
+                          ? "differs from the generic path"
+                          : "same as the generic path",
+                      used ? "used" : "not used");
+        check(std::memcmp(got.data(), ref.data(), got.size()) == 0 && used,
+              buf);
+        table[k] = b.src[specials][k];
+      }
+    }
+  }
+}
+
+template <typename E> static void testReducePipeline(T t, uint64_t seed) {
+  const int es = tBytes(t);
+  PipeBufs<E> b;
+  b.maxElems = 262144 / es + 128;
+  CUDA_CHECK(cudaMalloc(&b.table, 8 * sizeof(E *)));
+  for (int k = 0; k < 2; ++k)
+    CUDA_CHECK(cudaMalloc(&b.out[k], (b.maxElems + 64) * es));
+  CUDA_CHECK(cudaMalloc(&b.used, sizeof(int)));
+  std::vector<std::vector<uint32_t>> bits[2];
+  std::vector<std::vector<float>> vals[2];
+  std::mt19937_64 rng(seed);
+  for (int specials = 0; specials < 2; ++specials) {
+    bits[specials].resize(8);
+    vals[specials].resize(8);
+    for (int p = 0; p < 8; ++p) {
+      auto &v = bits[specials][p];
+      v.resize(b.maxElems);
+      vals[specials][p].resize(b.maxElems);
+      std::vector<unsigned char> raw((b.maxElems + 64) * es, 0);
+      for (size_t i = 0; i < b.maxElems; ++i) {
+        v[i] = randomBits(t, rng, specials);
+        vals[specials][p][i] = decode(t, v[i]);
+        std::memcpy(&raw[i * es], &v[i], es);
+      }
+      CUDA_CHECK(cudaMalloc(&b.src[specials][p], raw.size()));
+      CUDA_CHECK(cudaMemcpy(b.src[specials][p], raw.data(), raw.size(),
+                            cudaMemcpyHostToDevice));
+    }
+  }
+  const int before = gFailed;
+  pipeCases<E, RedOp::Sum>(t, 0, b, bits[0], vals[0]);
+  pipeCases<E, RedOp::Avg>(t, 0, b, bits[0], vals[0]);
+  pipeCases<E, RedOp::Max>(t, 1, b, bits[1], vals[1]);
+  pipeCases<E, RedOp::Min>(t, 1, b, bits[1], vals[1]);
+  std::printf("  reduce pipeline %s: %s\n", tName(t),
+              gFailed == before ? "bit-identical to the generic path" : "FAILED");
+  for (int s = 0; s < 2; ++s)
+    for (int p = 0; p < 8; ++p)
+      CUDA_CHECK(cudaFree(b.src[s][p]));
+  for (int k = 0; k < 2; ++k)
+    CUDA_CHECK(cudaFree(b.out[k]));
+  CUDA_CHECK(cudaFree(b.table));
+  CUDA_CHECK(cudaFree(b.used));
 }
 
 //===----------------------------------------------------------------------===//
@@ -975,6 +1280,12 @@ int main() {
   testReduce<__nv_fp8_e4m3>(T::E4M3, 4);
   testReduce<__nv_fp8_e5m2>(T::E5M2, 5);
   std::printf("reduce done: %d passed, %d failed\n", gPassed, gFailed);
+  testReducePipeline<float>(T::F32, 11);
+  testReducePipeline<__half>(T::F16, 12);
+  testReducePipeline<__nv_bfloat16>(T::BF16, 13);
+  testReducePipeline<__nv_fp8_e4m3>(T::E4M3, 14);
+  testReducePipeline<__nv_fp8_e5m2>(T::E5M2, 15);
+  std::printf("reduce pipeline done: %d passed, %d failed\n", gPassed, gFailed);
   testFlags();
   testLL();
   testSentinel();

@@ -34,21 +34,29 @@ int owner(const std::vector<size_t> &off, size_t j) {
 
 const std::vector<CollInfo> &collectiveTable() {
   static const std::vector<CollInfo> table = {
-      {"all_reduce", Kind::AllReduce, "collectives", false, true, true},
+      // name, kind, module, rooted, reduce, in place, count per partition
+      {"all_reduce", Kind::AllReduce, "collectives", false, true, true, true},
       {"one_shot_all_reduce", Kind::AllReduce, "collectives", false, true,
-       true},
-      {"all_gather", Kind::AllGather, "collectives", false, false, true},
-      {"reduce_scatter", Kind::ReduceScatter, "collectives", false, true,
-       true},
-      {"all_to_all", Kind::AllToAll, "collectives", false, false, false},
-      {"scatter", Kind::Scatter, "collectives", true, false, false},
-      {"gather", Kind::Gather, "collectives", true, false, false},
-      {"broadcast", Kind::Broadcast, "collectives", true, false, true},
-      {"reduce", Kind::Reduce, "collectives", true, true, true},
-      {"all_gather_v", Kind::AllGatherV, "variable", false, false, false},
-      {"reduce_scatter_v", Kind::ReduceScatterV, "variable", false, true,
+       true, false},
+      {"all_gather", Kind::AllGather, "collectives", false, false, true,
        false},
-      {"all_to_all_v", Kind::AllToAllV, "variable", false, false, false},
+      {"reduce_scatter", Kind::ReduceScatter, "collectives", false, true,
+       true, false},
+      {"all_to_all", Kind::AllToAll, "collectives", false, false, false,
+       false},
+      {"scatter", Kind::Scatter, "collectives", true, false, false, false},
+      {"gather", Kind::Gather, "collectives", true, false, false, false},
+      // NCCL's ncclBroadcast is also defined in place; the correctness
+      // suite checks that form on its own (one case per root).
+      {"broadcast", Kind::Broadcast, "collectives", true, false, false,
+       true},
+      {"reduce", Kind::Reduce, "collectives", true, true, true, true},
+      {"all_gather_v", Kind::AllGatherV, "variable", false, false, false,
+       false},
+      {"reduce_scatter_v", Kind::ReduceScatterV, "variable", false, true,
+       false, false},
+      {"all_to_all_v", Kind::AllToAllV, "variable", false, false, false,
+       false},
   };
   return table;
 }
@@ -120,18 +128,25 @@ Case::~Case() {
   }
 }
 
+size_t Case::wholeCount() const {
+  if (s_.api == Api::Typed || !s_.coll->perPartition)
+    return s_.count;
+  return size_t(n_) * s_.count;
+}
+
 size_t Case::sendCount(int r) const {
   size_t c = s_.count, n = size_t(n_);
   switch (s_.coll->kind) {
   case Kind::AllReduce:
+  case Kind::Broadcast:
+  case Kind::Reduce:
+    return wholeCount();
   case Kind::AllGather:
   case Kind::Gather:
     return c;
   case Kind::ReduceScatter:
   case Kind::AllToAll:
   case Kind::Scatter:
-  case Kind::Broadcast:
-  case Kind::Reduce:
     return n * c;
   case Kind::AllGatherV:
     return s_.matrix[0][r];
@@ -149,14 +164,15 @@ size_t Case::recvCount(int r) const {
   size_t c = s_.count, n = size_t(n_);
   switch (s_.coll->kind) {
   case Kind::AllReduce:
+  case Kind::Broadcast:
+  case Kind::Reduce:
+    return wholeCount();
   case Kind::ReduceScatter:
   case Kind::Scatter:
     return c;
   case Kind::AllGather:
   case Kind::AllToAll:
   case Kind::Gather:
-  case Kind::Broadcast:
-  case Kind::Reduce:
     return n * c;
   case Kind::AllGatherV:
     return std::accumulate(s_.matrix[0].begin(), s_.matrix[0].end(),
@@ -381,10 +397,10 @@ collcResult_t Case::launch(size_t l, collcComm_t comm) {
   collcStream_t st = reinterpret_cast<collcStream_t>(w_.local[l].stream);
   std::vector<size_t> counts = countsArg(r);
   if (s_.api == Api::Typed) {
-    size_t nc = size_t(n_) * s_.count;
+    size_t nc = wholeCount();
     switch (s_.coll->kind) {
     case Kind::AllReduce:
-      return collcAllReduce(send, recv, s_.count, s_.type, collcSum, comm, st);
+      return collcAllReduce(send, recv, nc, s_.type, collcSum, comm, st);
     case Kind::AllGather:
       return collcAllGather(send, recv, s_.count, s_.type, comm, st);
     case Kind::ReduceScatter:

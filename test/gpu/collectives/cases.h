@@ -45,7 +45,10 @@ struct CollInfo {
   const char *module; ///< "collectives" or "variable" (<name>.collcmod)
   bool rooted;
   bool reduce;
-  bool inplace; ///< NCCL defines an in-place form
+  bool inplace; ///< NCCL defines an in-place form the runtime admits
+  /// collcLaunch's `count` is one partition of a scattered input, so the
+  /// buffers hold n * count (all_reduce = reduce_scatter then all_gather).
+  bool perPartition;
 };
 
 /// Every collective of specs/*.coll. The correctness suite fails if a
@@ -59,7 +62,10 @@ enum class Api { Launch, Typed };
 struct CaseSpec {
   const CollInfo *coll = nullptr;
   collcDataType_t type = collcBfloat16;
-  /// Elements of one partition (fixed-size collectives; see collcLaunch).
+  /// Api::Launch: collcLaunch's `count`, the elements of one partition of
+  /// the first transform's input (fixed-size collectives). Api::Typed: the
+  /// NCCL entry point's count (the whole buffer for collcAllReduce,
+  /// collcBroadcast and collcReduce).
   size_t count = 0;
   /// V collectives: the partition matrix. all_gather_v / reduce_scatter_v:
   /// one row of n sizes (partition of rank p). all_to_all_v: n x n, [p][q]
@@ -123,6 +129,8 @@ private:
   /// Prefix sums of the partition matrix's rows and (all_to_all_v) columns.
   std::vector<std::vector<size_t>> rowPrefix_, colPrefix_;
 
+  /// Elements of the whole buffer of an all-reduce, broadcast or reduce.
+  size_t wholeCount() const;
   size_t sendCount(int r) const;
   size_t recvCount(int r) const;
   size_t sendOffsetInPlace(int r) const;

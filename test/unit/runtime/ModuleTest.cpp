@@ -1,0 +1,136 @@
+//===- ModuleTest.cpp - module loading and call admission -------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// No GPU needed: module files are parsed and checked before any device is
+// touched, and calls on missing communicators are refused before any launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/collc.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+std::string lastError() { return collcGetLastError(); }
+
+/// A small, well-formed module manifest (no GPU code is run from it here).
+std::string manifest(int formatVersion = 1, int abi = 1) {
+  return R"({"format": "collc-module", "format_version": )" +
+         std::to_string(formatVersion) + R"(, "kernel_abi_version": )" +
+         std::to_string(abi) + R"(,
+  "compiler": {"name": "collc", "version": "0.1.0", "nvrtc": "13.0"},
+  "spec": {"file": "t.coll", "sha256": "00"},
+  "targets": ["sm_90"], "policy": {},
+  "collectives": [{"name": "all_gather",
+    "transforms": [{"consume": "copy", "input": "packed", "output": "scattered", "root": "none"}],
+    "schedule": {"chunk_bytes": 65536, "slots": 4,
+                 "roles": [{"name": "stage"}, {"name": "copy"}],
+                 "ready_events": ["staged"], "free_events": ["stage_free"]}}],
+  "kernels": [{"name": "collc_all_gather_f32_n2", "target": "sm_90",
+    "collective": "all_gather", "element_type": "f32", "element_bytes": 4,
+    "world_size": 2, "grid": 16, "threads": 512, "pdl": true,
+    "workspace": {"chunk_bytes": 65536, "slots": 4, "ready_events": 1,
+      "free_events": 1, "staging_bytes": 262144, "intermediate_bytes": 0,
+      "event_words": 24, "state_words": 10}}],
+  "images": [{"target": "sm_90", "kind": "ptx", "encoding": "text",
+              "size": 3, "sha256": "00", "data": "ptx"}]})";
+}
+
+collcResult_t load(const std::string &text, collcModule_t *m) {
+  return collcModuleLoadData(m, text.data(), text.size());
+}
+
+TEST(ModuleTest, AWellFormedManifestLoads) {
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest(), &m), collcSuccess) << lastError();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(collcModuleDestroy(m), collcSuccess);
+}
+
+TEST(ModuleTest, EmptyTruncatedAndGarbageAreRefused) {
+  collcModule_t m = nullptr;
+  EXPECT_EQ(load("", &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("empty"), std::string::npos) << lastError();
+  std::string full = manifest();
+  EXPECT_EQ(load(full.substr(0, full.size() / 2), &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("not valid JSON"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(load("\x7f" "ELF\x02\x01", &m), collcInvalidArgument);
+  EXPECT_EQ(load(R"({"format": "onnx"})", &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("not a collc module"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(m, nullptr);
+}
+
+TEST(ModuleTest, VersionsAreChecked) {
+  collcModule_t m = nullptr;
+  EXPECT_EQ(load(manifest(2, 1), &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("format version 2"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(load(manifest(1, 9), &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("kernel ABI version is 9"), std::string::npos)
+      << lastError();
+}
+
+TEST(ModuleTest, MissingOrMistypedFieldsAreNamed) {
+  collcModule_t m = nullptr;
+  std::string text = manifest();
+  std::string noGrid = text;
+  noGrid.replace(noGrid.find(R"("grid": 16,)"), 11, "");
+  EXPECT_EQ(load(noGrid, &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("kernels[0]: field 'grid' is missing"),
+            std::string::npos)
+      << lastError();
+  std::string badType = text;
+  badType.replace(badType.find(R"("world_size": 2)"), 15,
+                  R"("world_size": "2")");
+  EXPECT_EQ(load(badType, &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("field 'world_size' is a string"),
+            std::string::npos)
+      << lastError();
+}
+
+TEST(ModuleTest, MissingFileIsNamed) {
+  collcModule_t m = nullptr;
+  EXPECT_EQ(collcModuleLoad(&m, "/nonexistent/x.collcmod"),
+            collcInvalidArgument);
+  EXPECT_NE(lastError().find("/nonexistent/x.collcmod"), std::string::npos)
+      << lastError();
+}
+
+TEST(ModuleTest, CallsWithoutACommunicatorAreRefused) {
+  float buffer[4] = {};
+  EXPECT_EQ(collcAllReduce(buffer, buffer, 4, collcFloat32, collcSum, nullptr,
+                           nullptr),
+            collcInvalidArgument);
+  EXPECT_NE(lastError().find("comm argument is NULL"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(collcLaunch(nullptr, "all_gather", buffer, buffer, 1, nullptr,
+                        collcFloat32, 0, nullptr),
+            collcInvalidArgument);
+  collcResult_t async;
+  EXPECT_EQ(collcCommGetAsyncError(nullptr, &async), collcInvalidArgument);
+  EXPECT_EQ(collcCommDestroy(nullptr), collcInvalidArgument);
+}
+
+TEST(ModuleTest, ACommunicatorNeedsADriver) {
+  // This machine has no GPU driver: creating a communicator must fail with a
+  // clear error, not crash.
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest(), &m), collcSuccess) << lastError();
+  collcComm_t comms[2] = {};
+  int devices[2] = {0, 1};
+  collcResult_t res = collcCommInitAll(comms, m, 2, devices, nullptr);
+  EXPECT_NE(res, collcSuccess);
+  EXPECT_FALSE(lastError().empty());
+  EXPECT_EQ(comms[0], nullptr);
+  collcModuleDestroy(m);
+}
+
+} // namespace
