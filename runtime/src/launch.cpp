@@ -452,3 +452,95 @@ extern "C" collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
   return launchSplit(comm, "reduce", sendbuff, recvbuff, count, datatype,
                      root, stream);
 }
+
+extern "C" collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
+                                      size_t recvcount,
+                                      collcDataType_t datatype, int root,
+                                      collcComm_t comm, collcStream_t stream) {
+  COLLC_API_ENTRY();
+  return collcLaunch(comm, "scatter", sendbuff, recvbuff, recvcount, nullptr,
+                     datatype, root, stream);
+}
+
+extern "C" collcResult_t collcGather(const void *sendbuff, void *recvbuff,
+                                     size_t sendcount,
+                                     collcDataType_t datatype, int root,
+                                     collcComm_t comm, collcStream_t stream) {
+  COLLC_API_ENTRY();
+  return collcLaunch(comm, "gather", sendbuff, recvbuff, sendcount, nullptr,
+                     datatype, root, stream);
+}
+
+namespace {
+/// collc's V layouts are packed: displacements must be the prefix sums.
+collcResult_t checkPacked(const char *what, const size_t *counts,
+                          const size_t *displs, int n) {
+  if (!displs)
+    return collcSuccess;
+  size_t at = 0;
+  for (int p = 0; p < n; ++p) {
+    if (displs[p] != at)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s[%d] is %zu, but collc's partitions are packed in "
+                        "rank order (expected %zu, the sum of the counts "
+                        "before it); pass NULL or the prefix sums",
+                        what, p, displs[p], at);
+    at += counts[p];
+  }
+  return collcSuccess;
+}
+} // namespace
+
+extern "C" collcResult_t collcAllGatherV(const void *sendbuff, size_t sendcount,
+                                         void *recvbuff,
+                                         const size_t *recvcounts,
+                                         const size_t *displs,
+                                         collcDataType_t datatype,
+                                         collcComm_t comm,
+                                         collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_ARG_NOT_NULL(recvcounts);
+  if (recvcounts[comm->rank] != sendcount)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "sendcount is %zu but recvcounts[%d] (this rank) is "
+                      "%zu",
+                      sendcount, comm->rank, recvcounts[comm->rank]);
+  COLLC_CHECK(checkPacked("displs", recvcounts, displs, comm->nranks));
+  return collcLaunch(comm, "all_gather_v", sendbuff, recvbuff, 0, recvcounts,
+                     datatype, 0, stream);
+}
+
+extern "C" collcResult_t collcReduceScatterV(const void *sendbuff,
+                                             void *recvbuff,
+                                             const size_t *recvcounts,
+                                             collcDataType_t datatype,
+                                             collcRedOp_t op, collcComm_t comm,
+                                             collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkOp(comm, "reduce_scatter_v", op));
+  return collcLaunch(comm, "reduce_scatter_v", sendbuff, recvbuff, 0,
+                     recvcounts, datatype, 0, stream);
+}
+
+extern "C" collcResult_t collcAllToAllV(const void *sendbuff,
+                                        const size_t *sendcounts,
+                                        const size_t *sdispls, void *recvbuff,
+                                        const size_t *recvcounts,
+                                        const size_t *rdispls,
+                                        collcDataType_t datatype,
+                                        collcComm_t comm,
+                                        collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(comm);
+  COLLC_ARG_NOT_NULL(sendcounts);
+  COLLC_ARG_NOT_NULL(recvcounts);
+  const int n = comm->nranks;
+  COLLC_CHECK(checkPacked("sdispls", sendcounts, sdispls, n));
+  COLLC_CHECK(checkPacked("rdispls", recvcounts, rdispls, n));
+  std::vector<size_t> counts(sendcounts, sendcounts + n);
+  counts.insert(counts.end(), recvcounts, recvcounts + n);
+  return collcLaunch(comm, "all_to_all_v", sendbuff, recvbuff, 0,
+                     counts.data(), datatype, 0, stream);
+}

@@ -268,6 +268,39 @@ COLLC_API collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
                                     collcRedOp_t op, int root,
                                     collcComm_t comm, collcStream_t stream);
 
+COLLC_API collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
+                                     size_t recvcount,
+                                     collcDataType_t datatype, int root,
+                                     collcComm_t comm, collcStream_t stream);
+COLLC_API collcResult_t collcGather(const void *sendbuff, void *recvbuff,
+                                    size_t sendcount, collcDataType_t datatype,
+                                    int root, collcComm_t comm,
+                                    collcStream_t stream);
+
+/// V variants (MPI's argument conventions). Partitions are packed in rank
+/// order: a displacement array, when not NULL, must hold the prefix sums of
+/// its counts (collc's layouts are contiguous); anything else is refused.
+COLLC_API collcResult_t collcAllGatherV(const void *sendbuff, size_t sendcount,
+                                        void *recvbuff,
+                                        const size_t *recvcounts,
+                                        const size_t *displs,
+                                        collcDataType_t datatype,
+                                        collcComm_t comm,
+                                        collcStream_t stream);
+COLLC_API collcResult_t collcReduceScatterV(const void *sendbuff,
+                                            void *recvbuff,
+                                            const size_t *recvcounts,
+                                            collcDataType_t datatype,
+                                            collcRedOp_t op, collcComm_t comm,
+                                            collcStream_t stream);
+COLLC_API collcResult_t collcAllToAllV(const void *sendbuff,
+                                       const size_t *sendcounts,
+                                       const size_t *sdispls, void *recvbuff,
+                                       const size_t *recvcounts,
+                                       const size_t *rdispls,
+                                       collcDataType_t datatype,
+                                       collcComm_t comm, collcStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

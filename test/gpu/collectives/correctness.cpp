@@ -36,7 +36,7 @@ struct Runner {
   /// Cases of the current group that broke the communicator: each costs a
   /// timeout, so a group stops after a few.
   int brokenInGroup = 0;
-  const Group *group = nullptr;
+  long group = 0;
 
   Runner(World &w, const std::string &file)
       : w(w), config(makeConfig(gOpt.timeoutMs)) {
@@ -58,8 +58,8 @@ struct Runner {
 
   /// Runs one case; re-creates the communicators if it broke them.
   void run(Group &g, CaseSpec s) {
-    if (group != &g) {
-      group = &g;
+    if (group != g.id()) {
+      group = g.id();
       brokenInGroup = 0;
     }
     if (broken || brokenInGroup >= 3) {

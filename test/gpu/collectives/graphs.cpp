@@ -197,6 +197,22 @@ long replayLoop(World &w, std::vector<Op> &graphOps, std::vector<Op> &eager,
   return wrong;
 }
 
+/// Launches `ops` eagerly on every local rank; false if one was refused.
+bool launchEager(World &w, std::vector<Op> &ops) {
+  bool ok = true;
+  for (Op &op : ops)
+    for (size_t l = 0; l < w.local.size(); ++l) {
+      CT_CUDA(cudaSetDevice(w.local[l].device));
+      collcResult_t r = op.c->launch(l, op.comms->comms[l]);
+      if (r != collcSuccess && ok) {
+        log("FAIL %s: launch: %s: %s", op.c->spec().label().c_str(),
+            resultName(r), collcGetLastError());
+        ok = false;
+      }
+    }
+  return ok;
+}
+
 Op makeOp(World &w, Comms &comms, const char *name, collcDataType_t type,
           size_t count, int root = 0, bool inplace = false,
           const char *pattern = nullptr) {
@@ -266,6 +282,70 @@ void runGraphs(World &w) {
                              2000, 0, false, "random"));
     singles.push_back(std::move(s));
   }
+  // Capturing a call must not leave state that an eager call of the same
+  // shape then uses before any replay (e.g. a size matrix whose upload is
+  // a node of a graph that never ran).
+  {
+    Group g("graphs/eager-after-capture");
+    struct Shape {
+      const char *what;
+      Op op;
+      bool replay;
+    };
+    std::vector<Shape> shapes;
+    shapes.push_back({"graph discarded unlaunched, then eager",
+                      makeOp(w, variable, "all_gather_v", collcBfloat16, 4321,
+                             0, false, "random"),
+                      false});
+    shapes.push_back({"eager before the first replay, then replay",
+                      makeOp(w, fixed, "all_reduce", collcFloat32, 12345),
+                      true});
+    shapes.push_back({"eager before the first replay (reduce_scatter_v)",
+                      makeOp(w, variable, "reduce_scatter_v", collcFloat16,
+                             3333, 0, false, "random"),
+                      true});
+    for (Shape &sh : shapes) {
+      if (broken) {
+        g.fail();
+        continue;
+      }
+      std::vector<Op> ops;
+      ops.push_back(std::move(sh.op));
+      std::vector<cudaGraphExec_t> execs;
+      std::string why;
+      bool ok = capture(w, ops, execs, &why);
+      if (!ok)
+        log("FAIL %s: %s", sh.what, why.c_str());
+      if (w.agree(ok ? 0 : 1)) {
+        destroyExecs(w, execs);
+        g.fail();
+        continue;
+      }
+      if (!sh.replay)
+        destroyExecs(w, execs);
+      ops[0].c->upload(mix64(gOpt.seed ^ 0xca97), true);
+      launchEager(w, ops);
+      int st = finish(w, ops, sh.what, &why);
+      if (st && !why.empty())
+        log("FAIL %s: eager call: %s", sh.what, why.c_str());
+      if (st == 0 && sh.replay) {
+        ops[0].c->upload(mix64(gOpt.seed ^ 0xca98), true);
+        for (size_t l = 0; l < w.local.size(); ++l) {
+          CT_CUDA(cudaSetDevice(w.local[l].device));
+          CT_CUDA(cudaGraphLaunch(execs[l], w.local[l].stream));
+        }
+        st = finish(w, ops, sh.what, &why);
+        if (st && !why.empty())
+          log("FAIL %s: replay: %s", sh.what, why.c_str());
+      }
+      destroyExecs(w, execs);
+      if (st == 0)
+        report("  ok   %s", sh.what);
+      g.result(st == 0);
+      broken |= st == 2;
+    }
+  }
+
   for (Single &s : singles) {
     Group g(s.name);
     if (broken) {
@@ -306,17 +386,7 @@ void runGraphs(World &w) {
                            uint64_t(&op - &seq[0])),
                      true);
       std::string why;
-      bool launched = true;
-      for (Op &op : seq)
-        for (size_t l = 0; l < w.local.size(); ++l) {
-          CT_CUDA(cudaSetDevice(w.local[l].device));
-          collcResult_t r = op.c->launch(l, op.comms->comms[l]);
-          if (r != collcSuccess && launched) {
-            log("FAIL %s: launch: %s: %s", op.c->spec().label().c_str(),
-                resultName(r), collcGetLastError());
-            launched = false;
-          }
-        }
+      launchEager(w, seq);
       int st = finish(w, seq, "interleaved", &why);
       if (st && !why.empty())
         log("FAIL interleaved round %d: %s", round, why.c_str());

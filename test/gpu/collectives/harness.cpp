@@ -60,6 +60,8 @@ void fatal(const char *fmt, ...) {
   _exit(2);
 }
 
+long Group::next_ = 0;
+
 Group::Group(std::string name) : name_(std::move(name)) {}
 
 Group::~Group() {

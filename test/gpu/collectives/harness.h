@@ -80,8 +80,12 @@ public:
   void fail() { ++failed_; }
   void result(bool ok) { ok ? pass() : fail(); }
   long failed() const { return failed_; }
+  /// Distinct for every group of the process.
+  long id() const { return id_; }
 
 private:
+  static long next_;
+  long id_ = ++next_;
   std::string name_;
   long passed_ = 0, failed_ = 0;
 };

@@ -254,6 +254,54 @@ void expectInitRefused(World &w, Group &g, const std::string &what,
   g.result(w.agree(status) == 0);
 }
 
+/// A corrupt module must be refused by collcModuleLoadData (code and words
+/// as `e` says) or, if the damage is only visible to the driver or to the
+/// kernel lookup, by communicator setup (any error with a message). Setup
+/// that succeeds is a failure: the runtime would run damaged code.
+void expectCorruptRefused(World &w, Group &g, const std::string &what,
+                          const std::string &data, const Expect &e) {
+  std::string before = sentinel();
+  collcModule_t m = nullptr;
+  collcResult_t r = collcModuleLoadData(&m, data.data(), data.size());
+  std::string msg = collcGetLastError();
+  std::string problem, how;
+  int loaded = w.agree(r == collcSuccess ? 1 : 0);
+  if (r == collcSuccess && loaded) {
+    collcConfig_t config = makeConfig(gOpt.timeoutMs);
+    std::vector<collcComm_t> comms;
+    collcResult_t s = w.initComms(m, &config, comms, &msg);
+    if (s == collcSuccess) {
+      problem = "accepted by collcModuleLoadData and communicator setup";
+      w.destroyComms(comms);
+    } else if (msg.empty()) {
+      problem = "setup refused it without a message";
+    } else {
+      how = std::string("refused at setup: ") + resultName(s);
+    }
+  } else if (r == collcSuccess) {
+    problem = "loaded here but not on a peer";
+  } else if (std::find(e.codes.begin(), e.codes.end(), r) == e.codes.end()) {
+    problem = std::string("collcModuleLoadData returned ") + resultName(r);
+  } else if (msg.empty() || msg == before) {
+    problem = "no message";
+  } else {
+    bool found = e.words.empty();
+    for (const std::string &wd : e.words)
+      found |= lower(msg).find(lower(wd)) != std::string::npos;
+    if (!found)
+      problem = "message names none of the expected words";
+    how = std::string("refused at load: ") + resultName(r);
+  }
+  if (m)
+    collcModuleDestroy(m);
+  if (!problem.empty())
+    log("FAIL misuse '%s': %s; message: \"%s\"", what.c_str(),
+        problem.c_str(), msg.c_str());
+  else
+    report("  ok   %-52s %s: %s", what.c_str(), how.c_str(), msg.c_str());
+  g.result(w.agree(problem.empty() ? 0 : 1) == 0);
+}
+
 /// One all_reduce f32 case on `comms`: the communicator still works.
 void stillWorks(World &w, Group &g, const std::vector<collcComm_t> &comms,
                 const char *what) {
@@ -418,9 +466,34 @@ void runMisuse(World &w) {
     g.result(w.agree(status) == 0);
   }
 
+  std::string msg;
+  // Ranks that load different modules (one process per GPU only).
+  if (w.procs) {
+    collcModule_t vmod = loadModule("variable.collcmod");
+    collcModule_t mine = w.local[0].rank == 0 ? module : vmod;
+    std::vector<collcComm_t> mixed;
+    std::string before = sentinel();
+    collcResult_t r = w.initComms(mine, &config, mixed, &msg);
+    int status = 0;
+    if (r == collcSuccess) {
+      log("FAIL misuse 'ranks load different modules': setup succeeded");
+      w.destroyComms(mixed);
+      status = 1;
+    } else if (msg.empty() || msg == before ||
+               lower(msg).find("module") == std::string::npos) {
+      log("FAIL misuse 'ranks load different modules': %s: \"%s\"",
+          resultName(r), msg.c_str());
+      status = 1;
+    } else {
+      report("  ok   %-52s %s: %s", "ranks load different modules",
+             resultName(r), msg.c_str());
+    }
+    g.result(w.agree(status) == 0);
+    collcModuleDestroy(vmod);
+  }
+
   // Calls on a live communicator.
   std::vector<collcComm_t> comms;
-  std::string msg;
   if (w.initComms(module, &config, comms, &msg) != collcSuccess) {
     log("FAIL misuse: communicator setup: %s", msg.c_str());
     g.fail();
@@ -607,16 +680,8 @@ void runMisuse(World &w) {
 
   // Corrupt modules, from memory and from a file.
   std::string text = readFile(modulePath("collectives.collcmod"));
-  for (auto &c : corruptModules(text)) {
-    const std::string &data = c.second.first;
-    misuse(w, g, c.first, c.second.second, [&](size_t) {
-      collcModule_t m = nullptr;
-      collcResult_t r = collcModuleLoadData(&m, data.data(), data.size());
-      if (r == collcSuccess)
-        collcModuleDestroy(m);
-      return r;
-    });
-  }
+  for (auto &c : corruptModules(text))
+    expectCorruptRefused(w, g, c.first, c.second.first, c.second.second);
   {
     char dir[] = "/tmp/collc-misuse-XXXXXX";
     if (!mkdtemp(dir))
