@@ -141,6 +141,14 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
                               CU_MEMHOSTALLOC_PORTABLE));
   std::memset(host, 0, kernels * COLLC_ERROR_WORDS * 8);
   comm->errorHost = static_cast<unsigned long long *>(host);
+  // Room for the size matrices of many distinct call shapes (64 Ki words:
+  // 1024 distinct 8-rank all-to-all-v calls, far more of the others).
+  comm->sizeArenaElems = 64 * 1024;
+  CU_CHECK(cuMemAlloc(&comm->sizeArena, comm->sizeArenaElems * 8));
+  void *mirror = nullptr;
+  CU_CHECK(cuMemHostAlloc(&mirror, comm->sizeArenaElems * 8,
+                          CU_MEMHOSTALLOC_PORTABLE));
+  comm->sizeArenaHost = static_cast<long long *>(mirror);
   comm->workspaces.reserve(kernels);
   for (const KernelInfo &k : module->kernels) {
     if (k.worldSize != nranks || k.target != image->target)
@@ -187,8 +195,10 @@ void release(collcComm *comm) {
       if (p)
         drv::pfn_cuMemFree(p);
   }
-  for (auto &[sizes, p] : comm->sizeBuffers)
-    drv::pfn_cuMemFree(p);
+  if (comm->sizeArena)
+    drv::pfn_cuMemFree(comm->sizeArena);
+  if (comm->sizeArenaHost)
+    drv::pfn_cuMemFreeHost(comm->sizeArenaHost);
   if (comm->errorHost)
     drv::pfn_cuMemFreeHost(comm->errorHost);
   if (comm->cuModule)

@@ -87,34 +87,43 @@ collcResult_t checkBuffer(collcComm_t comm, const char *what, const void *ptr,
   return collcSuccess;
 }
 
-/// The device copy of a size matrix, uploaded once per distinct content.
-/// Under graph capture the upload is a node of the graph (from a host
-/// buffer that lives as long as the communicator).
+/// The device copy of a size matrix: one place in the communicator's arena
+/// per distinct matrix, written once. An eager call uploads it at once; a
+/// captured call adds the upload (from the pinned mirror, which never
+/// changes) to the graph, and a later eager call uploads it itself.
 collcResult_t sizesOnDevice(collcComm_t comm,
                             const std::vector<long long> &sizes,
                             CUstream stream, CUdeviceptr &out) {
-  auto it = comm->sizeBuffers.find(sizes);
-  if (it != comm->sizeBuffers.end()) {
-    out = it->second;
-    return collcSuccess;
-  }
-  CUdeviceptr p = 0;
-  size_t bytes = std::max<size_t>(1, sizes.size()) * sizeof(long long);
-  CU_CHECK(cuMemAlloc(&p, bytes));
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
   CU_CHECK(cuStreamIsCapturing(stream, &capturing));
-  if (capturing == CU_STREAM_CAPTURE_STATUS_NONE) {
-    CU_CHECK(cuMemcpyHtoD(p, sizes.data(), sizes.size() * sizeof(long long)));
-  } else {
-    // The map key keeps the host bytes alive and unchanged for replays.
-    auto &kept = comm->sizeBuffers.emplace(sizes, p).first->first;
-    CU_CHECK(cuMemcpyHtoDAsync(p, kept.data(),
-                               kept.size() * sizeof(long long), stream));
-    out = p;
+  const size_t elems = std::max<size_t>(1, sizes.size());
+  auto it = comm->sizeEntries.find(sizes);
+  if (it == comm->sizeEntries.end()) {
+    if (comm->sizeArenaUsed + elems > comm->sizeArenaElems)
+      return COLLC_FAIL(collcInvalidUsage,
+                        "this communicator has seen %zu distinct call shapes "
+                        "(size matrices), its arena is full; create a new "
+                        "communicator for more",
+                        comm->sizeEntries.size());
+    collcComm::SizeEntry entry{comm->sizeArenaUsed, false};
+    comm->sizeArenaUsed += elems;
+    std::copy(sizes.begin(), sizes.end(),
+              comm->sizeArenaHost + entry.offset);
+    it = comm->sizeEntries.emplace(sizes, entry).first;
+  }
+  collcComm::SizeEntry &entry = it->second;
+  out = comm->sizeArena + entry.offset * sizeof(long long);
+  if (capturing != CU_STREAM_CAPTURE_STATUS_NONE) {
+    if (!entry.filled)
+      CU_CHECK(cuMemcpyHtoDAsync(out, comm->sizeArenaHost + entry.offset,
+                                 sizes.size() * sizeof(long long), stream));
     return collcSuccess;
   }
-  comm->sizeBuffers.emplace(sizes, p);
-  out = p;
+  if (!entry.filled) {
+    CU_CHECK(cuMemcpyHtoD(out, comm->sizeArenaHost + entry.offset,
+                          sizes.size() * sizeof(long long)));
+    entry.filled = true;
+  }
   return collcSuccess;
 }
 
@@ -227,6 +236,8 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
     bool ok = false;
     if (first.reduce && s == d)
       ok = true; // AllReduce, one-shot and rooted reductions.
+    else if (first.root == 1 && c->parts.size() == 2 && s == d)
+      ok = true; // Broadcast: the root's partitions land where they were.
     else if (c->parts.size() == 1 && !first.reduce &&
              first.in == Layout::Packed && last.out == Layout::Scattered) {
       long long before = 0;
@@ -244,9 +255,9 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
       return COLLC_FAIL(collcInvalidArgument,
                         "%s: sendbuff and recvbuff overlap in a way this "
                         "collective does not support in place (NCCL's "
-                        "conventions: AllReduce send == recv, AllGather send "
-                        "== recv + rank * sendcount, ReduceScatter recv == "
-                        "send + rank * recvcount)",
+                        "conventions: AllReduce and Broadcast send == recv, "
+                        "AllGather send == recv + rank * sendcount, "
+                        "ReduceScatter recv == send + rank * recvcount)",
                         name);
   }
 

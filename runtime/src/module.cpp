@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime.h"
+#include "sha256.h"
 
 #include <nlohmann/json.hpp>
 
@@ -239,6 +240,7 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
     image.target = r.str(im, "target", where);
     image.kind = r.str(im, "kind", where);
     std::string encoding = r.str(im, "encoding", where);
+    std::string sha = r.str(im, "sha256", where);
     std::string data = r.str(im, "data", where);
     if (!r.error.empty())
       break;
@@ -251,6 +253,13 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
     } else {
       image.data = std::move(data);
     }
+    // A flipped byte in PTX may still load and run wrong: check the hash.
+    if (sha256Hex(image.data) != sha)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s (%s %s): SHA-256 mismatch, the image is corrupt; "
+                        "rebuild the module",
+                        where.c_str(), image.target.c_str(),
+                        image.kind.c_str());
     // "sm_90a" -> 90; the suffix only narrows where a cubin runs.
     image.capability = std::atoi(image.target.c_str() + 3);
     m.images.push_back(std::move(image));

@@ -107,7 +107,17 @@ struct collcComm {
   /// Host-mapped error records, COLLC_ERROR_WORDS per kernel.
   unsigned long long *errorHost = nullptr;
   std::vector<collc::Workspace> workspaces; // kernels at nranks
-  std::map<std::vector<long long>, CUdeviceptr> sizeBuffers;
+  /// Size matrices of the calls made so far, each at a fixed place of a
+  /// device arena (and of a pinned host mirror, for the upload node of a
+  /// captured call): allocated at creation, so calls allocate nothing.
+  struct SizeEntry {
+    size_t offset; // in elements, in both arenas
+    bool filled;   // uploaded eagerly (a captured upload runs at replay)
+  };
+  std::map<std::vector<long long>, SizeEntry> sizeEntries;
+  CUdeviceptr sizeArena = 0;
+  long long *sizeArenaHost = nullptr;
+  size_t sizeArenaUsed = 0, sizeArenaElems = 0;
   bool aborted = false;
   collc::Workspace *find(const std::string &collective,
                          const std::string &type);

@@ -602,7 +602,7 @@ static const char *redPathName(RedPath p) {
 /// whether any workspace byte changed: only the cp.async pipeline writes
 /// there, so this tells which datapath the dispatch really took.
 template <typename E, RedOp Op, RedPath Path>
-__global__ void __launch_bounds__(512)
+__global__ void __launch_bounds__(512, 1)
     reducePathKernel(E *dst, const E *const *srcs, int nsrc, size_t elems,
                      size_t chunk, int *usedSmem) {
   extern __shared__ __align__(16) char smem[];

@@ -90,7 +90,7 @@ std::string CaseSpec::label() const {
   if (elemOffset)
     l += " offset=" + std::to_string(elemOffset);
   if (api == Api::Typed)
-    l += " typed-api";
+    l += displs ? " typed-api+displs" : " typed-api";
   l += values == Values::Integers ? " ints"
        : values == Values::Reals  ? " reals"
                                   : " bits";
@@ -413,8 +413,29 @@ collcResult_t Case::launch(size_t l, collcComm_t comm) {
       return collcBroadcast(send, recv, nc, s_.type, s_.root, comm, st);
     case Kind::Reduce:
       return collcReduce(send, recv, nc, s_.type, collcSum, s_.root, comm, st);
-    default:
-      fatal("no typed entry point for %s", s_.coll->name);
+    case Kind::Scatter:
+      return collcScatter(send, recv, s_.count, s_.type, s_.root, comm, st);
+    case Kind::Gather:
+      return collcGather(send, recv, s_.count, s_.type, s_.root, comm, st);
+    case Kind::AllGatherV: {
+      const std::vector<size_t> &c = s_.matrix[0];
+      return collcAllGatherV(send, c[r], recv, c.data(),
+                             s_.displs ? rowPrefix_[0].data() : nullptr,
+                             s_.type, comm, st);
+    }
+    case Kind::ReduceScatterV:
+      return collcReduceScatterV(send, recv, s_.matrix[0].data(), s_.type,
+                                 collcSum, comm, st);
+    case Kind::AllToAllV: {
+      std::vector<size_t> recvcounts(n_);
+      for (int p = 0; p < n_; ++p)
+        recvcounts[p] = s_.matrix[p][r];
+      return collcAllToAllV(send, s_.matrix[r].data(),
+                            s_.displs ? rowPrefix_[r].data() : nullptr, recv,
+                            recvcounts.data(),
+                            s_.displs ? colPrefix_[r].data() : nullptr,
+                            s_.type, comm, st);
+    }
     }
   }
   return collcLaunch(comm, s_.coll->name, send, recv, s_.count,

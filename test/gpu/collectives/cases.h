@@ -78,6 +78,9 @@ struct CaseSpec {
   /// Buffers start this many elements past a 256-byte boundary.
   int elemOffset = 0;
   Api api = Api::Launch;
+  /// Api::Typed V calls: pass the displacement arrays (the prefix sums)
+  /// instead of NULL.
+  bool displs = false;
 
   std::string label() const;
 };

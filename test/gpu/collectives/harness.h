@@ -38,10 +38,10 @@ struct Options {
   int nranks = 0;              ///< 0: every visible GPU
   std::string modules = "out/modules";
   std::vector<std::string> suites; ///< empty: all
-  std::string filter;          ///< substring of a collective name
+  std::string filter;          ///< substrings of collective names, comma-separated
   bool quick = false;          ///< small sizes, a few collectives (sanitizer)
   bool big = true;             ///< 256 MiB and 1 GiB bf16 cases
-  int timeoutMs = 10000;       ///< collcConfig_t::timeoutMs of normal runs
+  int timeoutMs = 5000;        ///< collcConfig_t::timeoutMs of normal runs
   int stallTimeoutMs = 2000;   ///< bound in the timeout suite
   int replays = 1000;          ///< graph replays
   int watchdogS = 540;         ///< alarm() per process

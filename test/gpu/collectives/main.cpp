@@ -9,10 +9,14 @@
 ///
 ///   collc_gpu_tests [--mode=procs|single] [--suites=misuse,correctness,
 ///                   graphs,timeout] [--modules=DIR] [--nranks=N] [--quick]
-///                   [--no-big] [--filter=NAME] [--timeout-ms=MS]
+///                   [--no-big] [--filter=NAME,...] [--timeout-ms=MS]
 ///                   [--stall-timeout-ms=MS] [--replays=N] [--seed=N]
 ///                   [--watchdog=S] [--sm100-module=FILE]
 ///                   [--sm80-module=FILE] [--verbose]
+///
+/// --filter limits the correctness suite to collectives whose names contain
+/// one of the comma-separated strings; --quick shrinks every suite (sizes up
+/// to 1000 elements, bf16/f32/f8e5m2, 20 replays) for compute-sanitizer.
 ///
 /// --mode=procs (default) forks one process per GPU for every suite; rank 0
 /// makes the ncclUniqueId and passes it through pipes (the parent never
@@ -43,7 +47,7 @@ namespace {
 const char *kUsage =
     "usage: collc_gpu_tests [--mode=procs|single] "
     "[--suites=misuse,correctness,graphs,timeout]\n"
-    "  [--modules=DIR] [--nranks=N] [--quick] [--no-big] [--filter=NAME]\n"
+    "  [--modules=DIR] [--nranks=N] [--quick] [--no-big] [--filter=NAME,...]\n"
     "  [--timeout-ms=MS] [--stall-timeout-ms=MS] [--replays=N] [--seed=N]\n"
     "  [--watchdog=S] [--sm100-module=FILE] [--sm80-module=FILE] "
     "[--verbose]\n";

@@ -304,11 +304,14 @@ void expectCorruptRefused(World &w, Group &g, const std::string &what,
 
 /// One all_reduce f32 case on `comms`: the communicator still works.
 void stillWorks(World &w, Group &g, const std::vector<collcComm_t> &comms,
-                const char *what) {
+                const char *what, const char *collective = "all_reduce") {
   CaseSpec s;
-  s.coll = findCollective("all_reduce");
+  s.coll = findCollective(collective);
   s.type = collcFloat32;
   s.count = 1000;
+  s.values = s.coll->reduce ? Values::Integers : Values::RandomBits;
+  if (s.coll->module == std::string("variable"))
+    s.matrix = makePartitions(s.coll->kind, w.nranks, 1000, "random", 7);
   s.seed = mix64(gOpt.seed ^ 0x3155);
   Case c(w, s);
   std::string why;
@@ -671,7 +674,40 @@ void runMisuse(World &w) {
                                   vb.dev2[l], 0, counts.data(), collcFloat32,
                                   0, streamOf(w, l));
              });
-      stillWorks(w, g, vcomms, "variable communicator works afterwards");
+      misuse(w, g, "collcAllGatherV with displs not the prefix sums",
+             {{collcInvalidArgument}, {"displs"}}, [&](size_t l) {
+               std::vector<size_t> counts(n, 4), displs(n, 0);
+               for (int p = 0; p < n; ++p)
+                 displs[p] = 8 * size_t(p); // gaps: not packed
+               return collcAllGatherV(vb.dev[l], 4, vb.dev2[l], counts.data(),
+                                      displs.data(), collcFloat32, vcomms[l],
+                                      streamOf(w, l));
+             });
+      misuse(w, g, "collcAllGatherV with sendcount != recvcounts[rank]",
+             {{collcInvalidArgument}, {"sendcount"}}, [&](size_t l) {
+               std::vector<size_t> counts(n, 4);
+               return collcAllGatherV(vb.dev[l], 5, vb.dev2[l], counts.data(),
+                                      nullptr, collcFloat32, vcomms[l],
+                                      streamOf(w, l));
+             });
+      misuse(w, g, "collcAllToAllV with sdispls not the prefix sums",
+             {{collcInvalidArgument}, {"sdispls"}}, [&](size_t l) {
+               std::vector<size_t> counts(n, 4), displs(n, 0);
+               for (int p = 0; p < n; ++p)
+                 displs[p] = 4 * size_t(n - 1 - p); // reversed order
+               return collcAllToAllV(vb.dev[l], counts.data(), displs.data(),
+                                     vb.dev2[l], counts.data(), nullptr,
+                                     collcFloat32, vcomms[l], streamOf(w, l));
+             });
+      misuse(w, g, "collcReduceScatterV with collcMin",
+             {{collcInvalidArgument}, {"min", "op", "sum"}}, [&](size_t l) {
+               std::vector<size_t> counts(n, 4);
+               return collcReduceScatterV(vb.dev[l], vb.dev2[l], counts.data(),
+                                          collcFloat32, collcMin, vcomms[l],
+                                          streamOf(w, l));
+             });
+      stillWorks(w, g, vcomms, "variable communicator works afterwards",
+                 "all_gather_v");
       vb.release(w);
       w.destroyComms(vcomms);
     }

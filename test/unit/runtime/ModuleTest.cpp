@@ -39,7 +39,7 @@ std::string manifest(int formatVersion = 1, int abi = 1) {
       "free_events": 1, "staging_bytes": 262144, "intermediate_bytes": 0,
       "event_words": 24, "state_words": 10}}],
   "images": [{"target": "sm_90", "kind": "ptx", "encoding": "text",
-              "size": 3, "sha256": "00", "data": "ptx"}]})";
+              "size": 3, "sha256": "d9657e50116f295ed2619730493b11018e73fa798b576fffa7f01973aba8d929", "data": "ptx"}]})";
 }
 
 collcResult_t load(const std::string &text, collcModule_t *m) {
@@ -94,6 +94,41 @@ TEST(ModuleTest, MissingOrMistypedFieldsAreNamed) {
   EXPECT_NE(lastError().find("field 'world_size' is a string"),
             std::string::npos)
       << lastError();
+}
+
+TEST(ModuleTest, ACorruptImageIsRefused) {
+  collcModule_t m = nullptr;
+  std::string text = manifest();
+  text.replace(text.find(R"("data": "ptx")"), 13, R"("data": "ptX")");
+  EXPECT_EQ(load(text, &m), collcInvalidArgument);
+  EXPECT_NE(lastError().find("images[0] (sm_90 ptx): SHA-256 mismatch"),
+            std::string::npos)
+      << lastError();
+}
+
+TEST(ModuleTest, ImageHashesAreChecked) {
+  // Lengths around the SHA-256 padding boundaries (55, 56, 64 bytes), a
+  // multi-block image and an empty one; hashes from Python's hashlib.
+  const std::pair<std::string, std::string> vectors[] = {
+      {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"},
+      {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"},
+      {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"},
+      {"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "aa20c23e3201834050679e1d88941b9a6fed0557c9a705cb2c315e2e63fd486d"},
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+  };
+  for (const auto &[data, sha] : vectors) {
+    std::string text = manifest();
+    std::string from = R"("sha256": ")";
+    size_t imageSha = text.rfind(from);
+    text.replace(imageSha + from.size(), 64, sha);
+    text.replace(text.find(R"("data": "ptx")"), 13,
+                 R"("data": ")" + data + "\"");
+    collcModule_t m = nullptr;
+    EXPECT_EQ(load(text, &m), collcSuccess)
+        << data.size() << " bytes: " << lastError();
+    if (m)
+      collcModuleDestroy(m);
+  }
 }
 
 TEST(ModuleTest, MissingFileIsNamed) {

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# The GPU suite of the collc runtime, run on the GPU machine (nvidia-h200-x2:
+# two H200s) from a clean tree: builds libcollc and test/gpu/collectives with
+# CMake + ninja, runs collc_gpu_tests in both modes (one process per GPU, and
+# one process driving both GPUs), runs compute-sanitizer memcheck on a small
+# representative run, and writes logs and a summary.
+#
+#   scripts/gpu-suite.sh [PHASE...]     PHASE: build procs single sanitizer
+#                                       (default: all four, in that order)
+#
+# What must exist before the run (made on the CPU machine, e.g. by
+# scripts/gpu-prepare.sh, and sent with carry: ["out", ".deps"]):
+#   out/modules/collectives.collcmod  } build/bin/collc --emit=module
+#   out/modules/variable.collcmod     }   --target=sm_90 -o out/modules
+#   .deps/include/nlohmann/json.hpp     (a copy of /usr/include/nlohmann)
+# Optional, used by the misuse suite when present:
+#   out/modules/sm100/collectives.collcmod  (--target=sm_100 only: must be
+#                                            refused on an sm_90 GPU)
+#   out/modules/sm80/collectives.collcmod   (--target=sm_80 only: JIT-run
+#                                            correctly or refused clearly)
+# Without the sm_100 module the misuse suite still checks the refusal with
+# a copy of the sm_90 module relabelled sm_100.
+#
+# Outputs: $OUT (default build-gpu/out) gets at most 6 flat files:
+# summary.txt, env.txt, build.log, procs.log, single.log, sanitizer.log.
+# Phase results are also kept in build-gpu/results/, so PHASES run in
+# separate calls (each call is limited to 10 minutes) add up in the summary
+# of the last call: e.g. `scripts/gpu-suite.sh build procs`, then
+# `scripts/gpu-suite.sh single sanitizer` on the same (warm) machine.
+#
+# Environment: JOBS (default nproc), BUILD_DIR (default build-gpu),
+# PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT (seconds, default 420 /
+# 420 / 360), TEST_ARGS (extra collc_gpu_tests arguments for both modes).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$PWD
+
+# NEVER NVLink multicast on these machines (DESIGN.md, "GPU machines").
+export NCCL_NVLS_ENABLE=0
+export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export NVSHMEM_DISABLE_NVLS=1
+
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+JOBS=${JOBS:-$(nproc)}
+OUT=${OUT:-$BUILD_DIR/out}
+RESULTS=$BUILD_DIR/results
+MODULES=out/modules
+TEST_ARGS=${TEST_ARGS:-}
+mkdir -p "$OUT" "$RESULTS"
+
+PHASES=("$@")
+[ ${#PHASES[@]} -eq 0 ] && PHASES=(build procs single sanitizer)
+for p in "${PHASES[@]}"; do
+  case $p in
+  build | procs | single | sanitizer) ;;
+  *)
+    echo "gpu-suite: unknown phase '$p' (build, procs, single, sanitizer)" >&2
+    exit 2
+    ;;
+  esac
+done
+
+die() {
+  echo "gpu-suite: $*" | tee -a "$OUT/summary.txt" >&2
+  exit 2
+}
+
+# Inputs that the CPU machine must provide.
+missing=()
+for f in "$MODULES/collectives.collcmod" "$MODULES/variable.collcmod"; do
+  [ -s "$f" ] || missing+=("$f")
+done
+if [ ${#missing[@]} -ne 0 ]; then
+  die "missing module file(s): ${missing[*]}. Build them on the CPU machine:
+  build/bin/collc --emit=module --target=sm_90 -o out/modules
+and send them with the run (carry: [\"out\", \".deps\"])."
+fi
+for f in "$MODULES/collectives.collcmod" "$MODULES/variable.collcmod"; do
+  grep -q '"sm_90"' "$f" ||
+    die "$f has no sm_90 target; rebuild it with --target=sm_90"
+done
+[ -f .deps/include/nlohmann/json.hpp ] ||
+  die "missing .deps/include/nlohmann/json.hpp (copy /usr/include/nlohmann \
+from the CPU machine into .deps/include/ and carry .deps)"
+
+has() {
+  local x
+  for x in "${PHASES[@]}"; do [ "$x" = "$1" ] && return 0; done
+  return 1
+}
+
+# Machine description, once per call.
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "host: $(hostname)"
+  echo "--- nvidia-smi -L"
+  nvidia-smi -L 2>&1
+  echo "--- driver"
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total,compute_cap \
+    --format=csv,noheader 2>&1
+  echo "--- topology"
+  nvidia-smi topo -m 2>&1 | head -20
+  echo "--- nvcc"
+  nvcc --version 2>&1 | tail -2
+  echo "--- nccl (bootstrap)"
+  grep -E '^#define NCCL_(MAJOR|MINOR|PATCH) ' /usr/include/nccl.h 2>&1
+  echo "--- cmake / ninja"
+  cmake --version | head -1
+  ninja --version
+  echo "--- multicast settings"
+  echo "NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE TORCH_SYMM_MEM_DISABLE_MULTICAST=$TORCH_SYMM_MEM_DISABLE_MULTICAST NVSHMEM_DISABLE_NVLS=$NVSHMEM_DISABLE_NVLS"
+  echo "--- modules"
+  ls -l "$MODULES"/*.collcmod "$MODULES"/sm*/*.collcmod 2>/dev/null
+  sha256sum "$MODULES"/*.collcmod 2>/dev/null
+} >"$OUT/env.txt" 2>&1
+
+# Records a phase: results/<phase>.{status,time,date,line}.
+record() {
+  local phase=$1 status=$2 seconds=$3 log=$4
+  echo "$status" >"$RESULTS/$phase.status"
+  echo "$seconds" >"$RESULTS/$phase.time"
+  date -u '+%Y-%m-%d %H:%M:%S UTC' >"$RESULTS/$phase.date"
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+  case $phase in
+  build) line="" ;;
+  sanitizer)
+    line="$line; $(grep -E 'ERROR SUMMARY' "$log" | tail -1 | sed 's/^=*\s*//')"
+    ;;
+  esac
+  echo "$line" >"$RESULTS/$phase.line"
+  cp "$log" "$RESULTS/$phase.log"
+}
+
+run_phase() {
+  local phase=$1 limit=$2
+  shift 2
+  local log="$OUT/$phase.log" start end status
+  echo "gpu-suite: $phase: $*"
+  start=$(date +%s)
+  timeout --signal=TERM --kill-after=20 "$limit" "$@" >"$log" 2>&1
+  status=$?
+  end=$(date +%s)
+  [ $status -eq 124 ] && echo "gpu-suite: $phase ran past ${limit}s and was stopped" >>"$log"
+  record "$phase" "$status" "$((end - start))" "$log"
+  echo "gpu-suite: $phase: exit $status in $((end - start)) s: $(cat "$RESULTS/$phase.line")"
+  tail -3 "$log"
+}
+
+BIN=$BUILD_DIR/collc_gpu_tests
+EXTRA=()
+[ -s "$MODULES/sm100/collectives.collcmod" ] &&
+  EXTRA+=("--sm100-module=$MODULES/sm100/collectives.collcmod")
+[ -s "$MODULES/sm80/collectives.collcmod" ] &&
+  EXTRA+=("--sm80-module=$MODULES/sm80/collectives.collcmod")
+# shellcheck disable=SC2206
+EXTRA+=($TEST_ARGS)
+
+if has build; then
+  rm -f "$RESULTS"/*.status # a new build invalidates earlier results
+  run_phase build 600 bash -c "
+    cmake -S test/gpu/collectives -B '$BUILD_DIR' -G Ninja \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCOLLC_JSON_INCLUDE_DIR='$ROOT/.deps/include' &&
+    ninja -C '$BUILD_DIR' -j '$JOBS'"
+fi
+[ -x "$BIN" ] || die "no $BIN: run the build phase first"
+
+# Each process's watchdog (360 s) fires before the phase's limit (420 s), so
+# a hang is reported by the tests rather than cut off.
+has procs && run_phase procs "${PROCS_TIMEOUT:-420}" \
+  "$BIN" --mode=procs --modules="$MODULES" --watchdog=360 "${EXTRA[@]}"
+has single && run_phase single "${SINGLE_TIMEOUT:-420}" \
+  "$BIN" --mode=single --modules="$MODULES" --watchdog=360 "${EXTRA[@]}"
+# memcheck: one process, both GPUs, every collective at small sizes, a few
+# graph replays; generous bounds because instrumented kernels are slow.
+has sanitizer && run_phase sanitizer "${SANITIZER_TIMEOUT:-360}" \
+  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 \
+  "$BIN" --mode=single --modules="$MODULES" --suites=correctness,graphs \
+  --quick --no-big --timeout-ms=120000 --watchdog=330 \
+  --filter=all_reduce,gather,reduce_scatter_v,all_to_all_v,broadcast
+
+# Summary of every phase recorded for this build (this call or earlier ones).
+{
+  echo "collc GPU suite: scripts/gpu-suite.sh"
+  echo "summary written: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  if commit=$(git rev-parse HEAD 2>/dev/null); then
+    git diff --quiet HEAD -- 2>/dev/null || commit="$commit (working tree differs)"
+  else
+    commit="unknown (no git metadata in this tree)"
+  fi
+  echo "commit: $commit"
+  echo "machine:"
+  nvidia-smi -L 2>&1 | sed 's/^/  /'
+  echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "cuda: $(nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | head -1)"
+  echo "phases:"
+  overall=0
+  for phase in build procs single sanitizer; do
+    if [ -f "$RESULTS/$phase.status" ]; then
+      st=$(cat "$RESULTS/$phase.status")
+      [ "$st" = 0 ] && verdict=PASS || verdict=FAIL
+      [ "$st" = 0 ] || overall=1
+      printf '  %-9s %s (exit %s, %s s, %s) %s\n' "$phase" "$verdict" "$st" \
+        "$(cat "$RESULTS/$phase.time")" "$(cat "$RESULTS/$phase.date")" \
+        "$(cat "$RESULTS/$phase.line")"
+    else
+      printf '  %-9s not run\n' "$phase"
+      overall=1
+    fi
+  done
+  for phase in procs single; do
+    if [ -f "$RESULTS/$phase.log" ]; then
+      echo "--- $phase: groups"
+      grep -E '^(\[rank 0\] )?(PASS|FAIL|SKIP) |^\[parent\]' "$RESULTS/$phase.log" | sed 's/^/  /'
+      grep -E 'FAIL|FATAL' "$RESULTS/$phase.log" |
+        grep -vE '(PASS|FAIL) [^ ]+ \([0-9]+ cases' | head -40 | sed 's/^/  detail: /'
+      grep -E 'stream finished .* after the launch' "$RESULTS/$phase.log" | sed 's/^/  timeout: /'
+    fi
+  done
+  [ $overall -eq 0 ] && echo "RESULT: PASS" || echo "RESULT: FAIL (or incomplete)"
+} >"$OUT/summary.txt"
+cp "$OUT/summary.txt" "$RESULTS/summary.txt"
+cat "$OUT/summary.txt"
+grep -q '^RESULT: PASS' "$OUT/summary.txt"
