@@ -421,11 +421,15 @@ extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
   COLLC_ARG_NOT_NULL(asyncError);
   *asyncError = collcSuccess;
   for (Workspace &w : comm->workspaces) {
-    if (w.error[0] == COLLC_KERNEL_OK)
+    // Prefer the wait on another rank: it names the peer that is stuck.
+    volatile unsigned long long *e = w.error + COLLC_ERROR_REMOTE;
+    if (e[0] == COLLC_KERNEL_OK)
+      e = w.error;
+    if (e[0] == COLLC_KERNEL_OK)
       continue;
     const CollectiveInfo *c = comm->module->findCollective(w.kernel->collective);
-    unsigned long long role = w.error[3], event = w.error[4];
-    long long peer = (long long)w.error[5];
+    unsigned long long role = e[3], event = e[4];
+    long long peer = (long long)e[5];
     std::string roleName = c && role < c->roles.size() ? c->roles[role] : "?";
     std::string eventName = "?";
     if (c && event < c->readyEvents.size())
@@ -442,9 +446,9 @@ extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
         "role '%s' waiting for event '%s' (partition %llu, %s %llu) %s; a "
         "peer is stuck or gone: abort the communicator with collcCommAbort",
         w.kernel->collective.c_str(), w.kernel->elementType.c_str(),
-        w.error[1], comm->rank, comm->timeoutNs / 1000000ull,
-        roleName.c_str(), eventName.c_str(), w.error[6],
-        peer >= 0 ? "chunk" : "slot", w.error[7], from.c_str());
+        e[1], comm->rank, comm->timeoutNs / 1000000ull,
+        roleName.c_str(), eventName.c_str(), e[6],
+        peer >= 0 ? "chunk" : "slot", e[7], from.c_str());
     return collcSuccess;
   }
   return collcSuccess;

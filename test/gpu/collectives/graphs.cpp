@@ -107,18 +107,27 @@ bool capture(World &w, std::vector<Op> &ops,
         ok = false;
       }
     }
+  // End every capture before instantiating any graph: in global capture
+  // mode, instantiation is refused while another stream still captures.
+  std::vector<cudaGraph_t> graphs(w.local.size(), nullptr);
   for (size_t l = 0; l < w.local.size(); ++l) {
     CT_CUDA(cudaSetDevice(w.local[l].device));
-    cudaGraph_t graph = nullptr;
-    cudaError_t e = cudaStreamEndCapture(w.local[l].stream, &graph);
+    cudaError_t e = cudaStreamEndCapture(w.local[l].stream, &graphs[l]);
     if (e != cudaSuccess) {
       if (ok)
         *why = std::string("cudaStreamEndCapture: ") + cudaGetErrorString(e) +
                " (a call during capture was not capturable)";
       ok = false;
       cudaGetLastError();
-      continue;
+      graphs[l] = nullptr;
     }
+  }
+  for (size_t l = 0; l < w.local.size(); ++l) {
+    CT_CUDA(cudaSetDevice(w.local[l].device));
+    cudaGraph_t graph = graphs[l];
+    if (!graph)
+      continue;
+    cudaError_t e;
     e = cudaGraphInstantiate(&execs[l], graph, 0);
     cudaGraphDestroy(graph);
     if (e != cudaSuccess) {

@@ -309,12 +309,19 @@ bool waitStreams(const std::vector<cudaStream_t> &streams,
 // World
 //===----------------------------------------------------------------------===//
 
+int visibleDevices() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1)
+    n = 1;
+  return n;
+}
+
 void World::initProcs(int n, int rank, const ncclUniqueId &id) {
   nranks = n;
   procs = true;
   LocalRank lr;
   lr.rank = rank;
-  lr.device = rank;
+  lr.device = rank % visibleDevices();
   CT_CUDA(cudaSetDevice(lr.device));
   CT_CUDA(cudaStreamCreateWithFlags(&lr.stream, cudaStreamNonBlocking));
   local.push_back(lr);
@@ -331,8 +338,10 @@ void World::initSingle(int n) {
   for (int r = 0; r < n; ++r) {
     LocalRank lr;
     lr.rank = r;
-    lr.device = r;
-    CT_CUDA(cudaSetDevice(r));
+    // More ranks than GPUs share them (their kernels run concurrently on
+    // separate streams): the protocol is the same, only the links differ.
+    lr.device = r % visibleDevices();
+    CT_CUDA(cudaSetDevice(lr.device));
     CT_CUDA(cudaStreamCreateWithFlags(&lr.stream, cudaStreamNonBlocking));
     local.push_back(lr);
   }

@@ -80,10 +80,14 @@ typedef struct collcKernelParams {
 #define COLLC_STATE_ARRIVALS 1
 #define COLLC_STATE_USES 2
 
-/// The error record: [0] code, [1] call, [2] rank, [3] role, [4] event
-/// (ready events first, then free events), [5] peer (-1: any), [6] key0
-/// (partition), [7] key1 (chunk or slot).
-#define COLLC_ERROR_WORDS 8
+/// The error record: two entries of 8 words, each [0] code, [1] call,
+/// [2] rank, [3] role, [4] event (ready events first, then free events),
+/// [5] peer (-1: any), [6] key0 (partition), [7] key1 (chunk or slot). The
+/// first holds the first wait that timed out; the second the first one that
+/// waited on another rank, which names the stuck peer (a rank's own role
+/// groups time out too, as a consequence).
+#define COLLC_ERROR_WORDS 16
+#define COLLC_ERROR_REMOTE 8
 #define COLLC_KERNEL_OK 0
 #define COLLC_KERNEL_TIMEOUT 1
 

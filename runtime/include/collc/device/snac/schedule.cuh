@@ -279,7 +279,8 @@ struct Context {
 
   COLLC_DEVICE_INLINE void recordTimeout(int role, int event, int peer,
                                          long long k0, long long k1) {
-    unsigned long long *err = p.error;
+    unsigned long long *err =
+        p.error + (peer >= 0 && peer != p.rank ? COLLC_ERROR_REMOTE : 0);
     if (atomicCAS(err, (unsigned long long)COLLC_KERNEL_OK,
                   (unsigned long long)COLLC_KERNEL_TIMEOUT) ==
         COLLC_KERNEL_OK) {
