@@ -126,10 +126,23 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
                       comm->capability, lastErrorMessage(), jitLog);
   }
 
+  // Every kernel the manifest lists for this image must be in it: a module
+  // whose manifest and code disagree is corrupt, whatever the rank count.
   size_t kernels = 0;
-  for (const KernelInfo &k : module->kernels)
-    if (k.worldSize == nranks && k.target == image->target)
+  for (const KernelInfo &k : module->kernels) {
+    if (k.target != image->target)
+      continue;
+    CUfunction f;
+    if (drv::pfn_cuModuleGetFunction(&f, comm->cuModule, k.name.c_str()) !=
+        CUDA_SUCCESS)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "the module is corrupt: kernel '%s' is listed in its "
+                        "manifest but not in its %s %s image; rebuild it",
+                        k.name.c_str(), image->target.c_str(),
+                        image->kind.c_str());
+    if (k.worldSize == nranks)
       ++kernels;
+  }
   if (kernels == 0)
     return COLLC_FAIL(collcInvalidArgument,
                       "the module has no kernel for %d ranks; compile the "
