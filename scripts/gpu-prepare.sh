@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The CPU side of a GPU run: builds collc (scripts/build.sh), compiles the
+# spec library into the module files the GPU suite loads, and copies the
+# header-only JSON library the runtime needs (the GPU machines have no Debian
+# packages). Then send the tree to the GPU machine with
+# carry: ["out", ".deps"] and run scripts/gpu-suite.sh there.
+#   TARGET (default sm_90: the H200s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TARGET=${TARGET:-sm_90}
+bash scripts/build.sh >/dev/null
+mkdir -p out/modules/sm100 .deps/include
+for spec in collectives variable; do
+  build/bin/collc "specs/$spec.coll" --emit=module --target="$TARGET" \
+    -o "out/modules/$spec.collcmod"
+done
+# A module for another architecture only: the misuse suite checks that the
+# runtime refuses it on the GPU it runs on.
+build/bin/collc specs/collectives.coll --emit=module --target=sm_100 \
+  -o out/modules/sm100/collectives.collcmod
+rm -rf .deps/include/nlohmann
+cp -r /usr/include/nlohmann .deps/include/
+du -sh out .deps
+echo "ready: carry [\"out\", \".deps\"] and run scripts/gpu-suite.sh on the GPU machine"
