@@ -22,6 +22,9 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+// COLLC_KERNEL_THREADS: the launch shape the kernels are compiled for.
+#include "collc/device/snac/abi.h"
+
 using namespace mlir;
 using namespace collc;
 using llvm::formatv;
@@ -471,7 +474,7 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         info.elementBytes = elem->bytes;
         info.worldSize = n;
         info.grid = grid;
-        info.threads = 512;
+        info.threads = COLLC_KERNEL_THREADS;
         info.chunkBytes = schedule.getChunkBytes();
         info.slots = schedule.getStagingSlots();
         info.readyEvents = readyEvents;
