@@ -154,14 +154,16 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
                               CU_MEMHOSTALLOC_PORTABLE));
   std::memset(host, 0, kernels * COLLC_ERROR_WORDS * 8);
   comm->errorHost = static_cast<unsigned long long *>(host);
-  // Room for the size matrices of many distinct call shapes (64 Ki words:
-  // 1024 distinct 8-rank all-to-all-v calls, far more of the others).
-  comm->sizeArenaElems = 64 * 1024;
-  CU_CHECK(cuMemAlloc(&comm->sizeArena, comm->sizeArenaElems * 8));
-  void *mirror = nullptr;
-  CU_CHECK(cuMemHostAlloc(&mirror, comm->sizeArenaElems * 8,
-                          CU_MEMHOSTALLOC_PORTABLE));
-  comm->sizeArenaHost = static_cast<long long *>(mirror);
+  int sms = 0, cooperative = 0;
+  CU_CHECK(cuDeviceGetAttribute(
+      &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+  CU_CHECK(cuDeviceGetAttribute(
+      &cooperative, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev));
+  if (!cooperative)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "device %d (sm_%d) has no cooperative launch; collc "
+                      "kernels need all their CTAs resident at once",
+                      device, comm->capability);
   comm->workspaces.reserve(kernels);
   for (const KernelInfo &k : module->kernels) {
     if (k.worldSize != nranks || k.target != image->target)
@@ -169,6 +171,19 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
     Workspace w;
     w.kernel = &k;
     CU_CHECK(cuModuleGetFunction(&w.function, comm->cuModule, k.name.c_str()));
+    // The CTAs of a grid wait on each other, so every call is a cooperative
+    // launch (all CTAs resident at once, whatever else runs on the device):
+    // the grid must fit the device at the kernel's occupancy.
+    int perSm = 0;
+    CU_CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, w.function, k.threads, 0));
+    if ((long long)perSm * sms < k.grid)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "kernel '%s' has %d CTAs that must be resident at "
+                        "once, but device %d holds %d (%d SMs x %d); "
+                        "compile the spec with fewer CTAs",
+                        k.name.c_str(), k.grid, device, perSm * sms, sms,
+                        perSm);
     // The slot buffers are read by peers; allocate at least one byte so
     // every rank has a handle to exchange.
     CU_CHECK(cuMemAlloc(&w.staging, std::max(k.stagingBytes, 16ull)));
@@ -208,10 +223,6 @@ void release(collcComm *comm) {
       if (p)
         drv::pfn_cuMemFree(p);
   }
-  if (comm->sizeArena)
-    drv::pfn_cuMemFree(comm->sizeArena);
-  if (comm->sizeArenaHost)
-    drv::pfn_cuMemFreeHost(comm->sizeArenaHost);
   if (comm->errorHost)
     drv::pfn_cuMemFreeHost(comm->errorHost);
   if (comm->cuModule)
@@ -387,8 +398,12 @@ extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
         release(c);
     return res;
   }
-  for (int r = 0; r < ndev; ++r)
+  auto clique = std::make_shared<Clique>();
+  clique->devices.assign(devices, devices + ndev);
+  for (int r = 0; r < ndev; ++r) {
+    made[r]->clique = clique;
     comms[r] = made[r];
+  }
   return collcSuccess;
 }
 
@@ -427,6 +442,23 @@ extern "C" collcResult_t collcCommUserRank(collcComm_t comm, int *rank) {
   return collcSuccess;
 }
 
+namespace {
+/// "rank 2", "ranks 2 and 5", "ranks 1, 2 and 5" from a blame mask.
+std::string rankList(unsigned long long mask, unsigned long long count) {
+  std::vector<int> ranks;
+  for (int q = 0; q < 64; ++q)
+    if (mask >> q & 1)
+      ranks.push_back(q);
+  std::string s = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") +
+         std::to_string(ranks[i]);
+  if (count > ranks.size())
+    s += " (and " + std::to_string(count - ranks.size()) + " above 63)";
+  return s;
+}
+} // namespace
+
 extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
                                                 collcResult_t *asyncError) {
   COLLC_API_ENTRY();
@@ -434,7 +466,23 @@ extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
   COLLC_ARG_NOT_NULL(asyncError);
   *asyncError = collcSuccess;
   for (Workspace &w : comm->workspaces) {
-    // Prefer the wait on another rank: it names the peer that is stuck.
+    if (w.error[0] == COLLC_KERNEL_CONCURRENT) {
+      *asyncError = collcInvalidUsage;
+      (void)COLLC_FAIL(
+          collcInvalidUsage,
+          "collective '%s' (%s): rank %d started a call while another call "
+          "of it on this communicator was still running (two streams, or a "
+          "graph replayed alongside eager calls); calls on one communicator "
+          "must be serialized (one stream, or events between streams), as "
+          "in NCCL; the later call did nothing: abort the communicator "
+          "with collcCommAbort",
+          w.kernel->collective.c_str(), w.kernel->elementType.c_str(),
+          comm->rank);
+      return collcSuccess;
+    }
+  }
+  for (Workspace &w : comm->workspaces) {
+    // Prefer the wait on another rank: it names the peer waited for.
     volatile unsigned long long *e = w.error + COLLC_ERROR_REMOTE;
     if (e[0] == COLLC_KERNEL_OK)
       e = w.error;
@@ -451,15 +499,28 @@ extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
       eventName = c->freeEvents[event - c->readyEvents.size()];
     std::string from = peer >= 0 ? "from rank " + std::to_string(peer)
                                  : std::string("(releases from its consumers)");
+    // Who to blame: the ranks whose arrival word was behind this call when
+    // the wait expired never started it; the rank waited for may itself be
+    // waiting on one of them.
+    volatile unsigned long long *b = w.error + COLLC_ERROR_BLAME;
+    std::string blame;
+    if (b[0] == 2 && b[2] > 0)
+      blame = rankList(b[3], b[2]) + " never arrived at call " +
+              std::to_string(b[1]) + " (not launched, or stuck before it)";
+    else if (b[0] == 2)
+      blame = "every rank arrived at call " + std::to_string(b[1]) +
+              ", so a rank is stuck inside it or died";
+    else
+      blame = "which rank is missing is unknown";
     *asyncError = collcTimeout;
     // The call itself succeeded: the message goes to collcGetLastError().
     (void)COLLC_FAIL(
         collcTimeout,
-        "collective '%s' (%s, call %llu): rank %d timed out after %llu ms in "
-        "role '%s' waiting for event '%s' (partition %llu, %s %llu) %s; a "
-        "peer is stuck or gone: abort the communicator with collcCommAbort",
+        "collective '%s' (%s, call %llu): %s; rank %d timed out after %llu "
+        "ms in role '%s' waiting for event '%s' (partition %llu, %s %llu) "
+        "%s; abort the communicator with collcCommAbort",
         w.kernel->collective.c_str(), w.kernel->elementType.c_str(),
-        e[1], comm->rank, comm->timeoutNs / 1000000ull,
+        e[1], blame.c_str(), comm->rank, comm->timeoutNs / 1000000ull,
         roleName.c_str(), eventName.c_str(), e[6],
         peer >= 0 ? "chunk" : "slot", e[7], from.c_str());
     return collcSuccess;

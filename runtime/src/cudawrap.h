@@ -58,7 +58,9 @@
   X(cuModuleUnload)                                                            \
   X(cuLaunchKernelEx)                                                          \
   X(cuStreamIsCapturing)                                                       \
-  X(cuStreamGetCtx)
+  X(cuStreamGetCtx)                                                            \
+  X(cuStreamGetId)                                                             \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 namespace collc {
 namespace drv {

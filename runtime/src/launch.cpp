@@ -8,10 +8,12 @@
 /// Every call is admitted before anything is queued: the kernel exists for
 /// the type and rank count, buffers are device memory of the communicator's
 /// device, aligned and large enough, sizes and root are in range, and
-/// overlapping buffers follow NCCL's in-place conventions. Then the size
-/// matrix of the call (abi.h) is found or uploaded once and the kernel is
-/// launched on the user's stream, with programmatic dependent launch where
-/// the kernel uses it.
+/// overlapping buffers follow NCCL's in-place conventions, and the stream
+/// can run the call. Then the kernel is launched on the user's stream with
+/// its size vector by value (abi.h: nothing is allocated or uploaded, so any
+/// number of shapes works and no call synchronizes with other streams), as a
+/// cooperative launch, with programmatic dependent launch where the kernel
+/// uses it.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -87,44 +89,64 @@ collcResult_t checkBuffer(collcComm_t comm, const char *what, const void *ptr,
   return collcSuccess;
 }
 
-/// The device copy of a size matrix: one place in the communicator's arena
-/// per distinct matrix, written once. An eager call uploads it at once; a
-/// captured call adds the upload (from the pinned mirror, which never
-/// changes) to the graph, and a later eager call uploads it itself.
-collcResult_t sizesOnDevice(collcComm_t comm,
-                            const std::vector<long long> &sizes,
-                            CUstream stream, CUdeviceptr &out) {
-  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
-  CU_CHECK(cuStreamIsCapturing(stream, &capturing));
-  const size_t elems = std::max<size_t>(1, sizes.size());
-  auto it = comm->sizeEntries.find(sizes);
-  if (it == comm->sizeEntries.end()) {
-    if (comm->sizeArenaUsed + elems > comm->sizeArenaElems)
-      return COLLC_FAIL(collcInvalidUsage,
-                        "this communicator has seen %zu distinct call shapes "
-                        "(size matrices), its arena is full; create a new "
-                        "communicator for more",
-                        comm->sizeEntries.size());
-    collcComm::SizeEntry entry{comm->sizeArenaUsed, false};
-    comm->sizeArenaUsed += elems;
-    std::copy(sizes.begin(), sizes.end(),
-              comm->sizeArenaHost + entry.offset);
-    it = comm->sizeEntries.emplace(sizes, entry).first;
-  }
-  collcComm::SizeEntry &entry = it->second;
-  out = comm->sizeArena + entry.offset * sizeof(long long);
-  if (capturing != CU_STREAM_CAPTURE_STATUS_NONE) {
-    if (!entry.filled)
-      CU_CHECK(cuMemcpyHtoDAsync(out, comm->sizeArenaHost + entry.offset,
-                                 sizes.size() * sizeof(long long), stream));
+/// Refuses a stream on which the call can never complete. A collective
+/// needs every rank's kernel running at once, so in a process that drives
+/// several ranks (collcCommInitAll) two ranks may not queue on one stream:
+/// the second kernel would wait for the first, which waits for the second.
+/// The legacy default stream (0) of a device waits for every blocking
+/// stream of the device, so it is refused where this process drives
+/// another rank on the same device. Streams are told apart by their id,
+/// unique for the life of the process; a per-thread default stream is the
+/// calling thread's own. One rank per process (collcCommInitRank) cannot be
+/// checked here and needs no check: each process has its own streams.
+collcResult_t checkStream(collcComm_t comm, const char *name,
+                          CUstream stream) {
+  if (!comm->clique)
+    return collcSuccess;
+  Clique &clique = *comm->clique;
+  if (stream == nullptr || stream == CU_STREAM_LEGACY) {
+    for (int q = 0; q < (int)clique.devices.size(); ++q)
+      if (q != comm->rank && clique.devices[q] == comm->device)
+        return COLLC_FAIL(
+            collcInvalidUsage,
+            "%s: rank %d is on the legacy default stream of device %d, "
+            "where this process also drives rank %d: the legacy stream "
+            "waits for every other blocking stream of the device, so the "
+            "ranks' kernels cannot all run at once and the call could "
+            "never complete; give each rank its own stream "
+            "(cudaStreamCreateWithFlags(..., cudaStreamNonBlocking))",
+            name, comm->rank, comm->device, q);
     return collcSuccess;
   }
-  if (!entry.filled) {
-    CU_CHECK(cuMemcpyHtoD(out, comm->sizeArenaHost + entry.offset,
-                          sizes.size() * sizeof(long long)));
-    entry.filled = true;
-  }
+  unsigned long long id = 0;
+  CU_CHECK(cuStreamGetId(stream, &id));
+  std::lock_guard<std::mutex> lock(clique.mutex);
+  auto [it, added] = clique.streamOwner.emplace(id, comm->rank);
+  if (!added && it->second != comm->rank)
+    return COLLC_FAIL(collcInvalidUsage,
+                      "%s: rank %d's stream is the one rank %d of this "
+                      "communicator uses; the ranks of one collective must "
+                      "run at once, and two ranks queued on one stream wait "
+                      "for each other forever: give each rank its own "
+                      "stream",
+                      name, comm->rank, it->second);
   return collcSuccess;
+}
+
+/// The size vector of a rank (abi.h) from the size matrix of the first
+/// transform's input: its row, then its column.
+std::vector<long long> sizeVector(const std::vector<long long> &sizes, int n,
+                                  int parts, int rank) {
+  std::vector<long long> v((size_t)collcSizeVectorWords(n));
+  for (int i = 0; i < n; ++i) {
+    if (parts == 1) {
+      v[i] = v[n + i] = sizes[i];
+    } else {
+      v[i] = sizes[(size_t)rank * parts + i];
+      v[n + i] = sizes[(size_t)i * parts + rank];
+    }
+  }
+  return v;
 }
 
 bool overlaps(const void *a, size_t an, const void *b, size_t bn) {
@@ -263,8 +285,8 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
 
   COLLC_CHECK(useContext(comm));
   CUstream cuStream = reinterpret_cast<CUstream>(stream);
-  CUdeviceptr sizesDev = 0;
-  COLLC_CHECK(sizesOnDevice(comm, sizes, cuStream, sizesDev));
+  COLLC_CHECK(checkStream(comm, name, cuStream));
+  std::vector<long long> sizeVec = sizeVector(sizes, n, parts, r);
 
   collcKernelParams params{};
   params.input = sendbuff;
@@ -274,7 +296,9 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   params.events = reinterpret_cast<unsigned long long *const *>(w->eventPeers);
   params.state = reinterpret_cast<unsigned long long *>(w->state);
   params.error = reinterpret_cast<unsigned long long *>(w->errorDevice);
-  params.sizes = reinterpret_cast<const long long *>(sizesDev);
+  // Never 0 (the free claim); a captured launch keeps its token, so a
+  // graph replayed alongside eager calls is told apart from them.
+  params.launch = ++comm->launches;
   params.rank = r;
   params.worldSize = n;
   params.root = c->rooted() ? root : 0;
@@ -287,14 +311,23 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   config.blockDimY = config.blockDimZ = 1;
   config.sharedMemBytes = 0;
   config.hStream = cuStream;
-  CUlaunchAttribute attr{};
+  // Cooperative: the CTAs of the grid wait on each other (role groups
+  // exchange chunks and slot releases both ways), so all of them must be
+  // resident at once; a plain launch next to a compute kernel holding most
+  // SMs could start some CTAs that spin on others that never get an SM
+  // until the timeout. The driver starts a cooperative grid only when all
+  // of it fits (admission checked the device can hold it at all).
+  CUlaunchAttribute attrs[2] = {};
+  attrs[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+  attrs[0].value.cooperative = 1;
+  config.attrs = attrs;
+  config.numAttrs = 1;
   if (w->kernel->pdl) {
-    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attr.value.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    attrs[1].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[1].value.programmaticStreamSerializationAllowed = 1;
+    config.numAttrs = 2;
   }
-  void *args[] = {&params};
+  void *args[] = {&params, sizeVec.data()};
   CU_CHECK(cuLaunchKernelEx(&config, w->function, args, nullptr));
   return collcSuccess;
 }

@@ -21,6 +21,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -91,9 +92,18 @@ struct Workspace {
   CUdeviceptr errorDevice = 0;
 };
 
-/// Memory shared by the ranks of one process (collcCommInitAll), so that the
-/// peers' buffers are plain device pointers and peer access replaces IPC.
-struct Clique;
+/// The ranks one process drives (collcCommInitAll): which rank queued work
+/// on which stream, so that two ranks on one stream (which can never
+/// complete a collective: the second kernel waits for the first, which
+/// waits for the second) are refused at launch.
+struct Clique {
+  std::mutex mutex;
+  /// Stream id (cuStreamGetId: unique for the life of the process, so a
+  /// destroyed stream's handle reused by a new one is a new id) -> rank.
+  std::map<unsigned long long, int> streamOwner;
+  /// Device of every rank.
+  std::vector<int> devices;
+};
 
 } // namespace collc
 
@@ -107,17 +117,10 @@ struct collcComm {
   /// Host-mapped error records, COLLC_ERROR_WORDS per kernel.
   unsigned long long *errorHost = nullptr;
   std::vector<collc::Workspace> workspaces; // kernels at nranks
-  /// Size matrices of the calls made so far, each at a fixed place of a
-  /// device arena (and of a pinned host mirror, for the upload node of a
-  /// captured call): allocated at creation, so calls allocate nothing.
-  struct SizeEntry {
-    size_t offset; // in elements, in both arenas
-    bool filled;   // uploaded eagerly (a captured upload runs at replay)
-  };
-  std::map<std::vector<long long>, SizeEntry> sizeEntries;
-  CUdeviceptr sizeArena = 0;
-  long long *sizeArenaHost = nullptr;
-  size_t sizeArenaUsed = 0, sizeArenaElems = 0;
+  /// Launches so far: the next launch's token (abi.h, the claim word).
+  unsigned long long launches = 0;
+  /// The ranks of this process, when it drives several (collcCommInitAll).
+  std::shared_ptr<collc::Clique> clique;
   bool aborted = false;
   collc::Workspace *find(const std::string &collective,
                          const std::string &type);

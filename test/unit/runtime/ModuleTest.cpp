@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/collc.h"
+#include "collc/device/snac/abi.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +21,8 @@ namespace {
 std::string lastError() { return collcGetLastError(); }
 
 /// A small, well-formed module manifest (no GPU code is run from it here).
-std::string manifest(int formatVersion = 1, int abi = 1) {
+std::string manifest(int formatVersion = 1,
+                     int abi = COLLC_KERNEL_ABI_VERSION) {
   return R"({"format": "collc-module", "format_version": )" +
          std::to_string(formatVersion) + R"(, "kernel_abi_version": )" +
          std::to_string(abi) + R"(,

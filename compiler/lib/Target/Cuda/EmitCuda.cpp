@@ -439,9 +439,20 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
     for (int64_t n : collective.getWorldSizes()) {
       std::string kernel =
           formatv("{0}_{1}_n{2}", prefix, elem->spelling, n).str();
+      // Sizes by value (abi.h): the parameters must fit the launch limit.
+      const long long paramBytes =
+          (long long)sizeof(collcKernelParams) +
+          8ll * collcSizeVectorWords((int)n);
+      if (paramBytes > COLLC_KERNEL_PARAM_LIMIT)
+        return collective.emitError()
+               << "at " << n << " ranks the kernel parameters take "
+               << paramBytes << " bytes (the size vector is 16 bytes a rank), "
+               << "more than the " << COLLC_KERNEL_PARAM_LIMIT
+               << "-byte launch limit; use fewer ranks";
       os << "extern \"C\" __global__ void __launch_bounds__("
             "COLLC_KERNEL_THREADS, 1)\n"
-         << kernel << "(const collcKernelParams params) {\n";
+         << kernel << "(const collcKernelParams params,\n"
+         << "    const __grid_constant__ SizeVector<" << n << "> sizes) {\n";
       os << "  __shared__ __align__(16) char smem[COLLC_ATOM_SMEM_BYTES];\n";
       if (target.hasPdl())
         os << "  // Wait for the previous kernel on the stream (programmatic "
@@ -450,7 +461,10 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
                     "{6}>;\n",
                     elem->cudaType, n, prefix, schedule.getChunkBytes(),
                     schedule.getStagingSlots(), readyEvents, freeEvents);
-      os << "  Ctx ctx(params);\n  bool ok = true;\n";
+      os << "  Ctx ctx(params, sizes.v);\n";
+      os << "  // The claim (a concurrent call does nothing) and the arrival "
+            "word.\n";
+      os << "  if (!ctx.begin()) return;\n  bool ok = true;\n";
       os << "  const int b = blockIdx.x;\n";
       int start = 0;
       for (auto [i, role] : llvm::enumerate(roles)) {

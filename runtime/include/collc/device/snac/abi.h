@@ -16,10 +16,17 @@
 ///    word ((event * n + sender) * n + part) * slots + slot, holding
 ///    (call << 32) | (chunk + 1) of the last chunk published there; then
 ///    every free event's release counters, word
-///    readyWords + (event * n + part) * slots + slot;
+///    readyWords + (event * n + part) * slots + slot; then the arrival word
+///    (the last call this rank started, read by peers to blame a rank that
+///    never arrived);
 ///  - private state (64-bit words, this rank only): the call sequence, the
-///    CTA arrival counter, then the slot-use counters of the free events;
+///    CTA arrival counter, the claim word, then the slot-use counters of the
+///    free events;
 ///  - the error record (host-mapped, so the host reads it without a sync).
+///
+/// Sizes travel by value: the second kernel parameter is the size vector
+/// (collcSizeVectorWords), so a call allocates and uploads nothing, any
+/// number of distinct shapes works, and no size is a dependent load.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +35,7 @@
 
 /// Version of the kernel ABI below; the module manifest records it and the
 /// runtime refuses a module built for another.
-#define COLLC_KERNEL_ABI_VERSION 1
+#define COLLC_KERNEL_ABI_VERSION 2
 
 /// Threads per CTA of every generated kernel.
 #define COLLC_KERNEL_THREADS 512
@@ -44,7 +51,13 @@
 extern "C" {
 #endif
 
-/// The parameters of every generated kernel, passed by value.
+/// Most bytes of kernel parameters every supported driver accepts (the
+/// 32 KiB limit needs CUDA 12.1 and Volta); the emitter refuses a kernel
+/// whose parameters would not fit.
+#define COLLC_KERNEL_PARAM_LIMIT 4096
+
+/// The parameters of every generated kernel, passed by value; the size
+/// vector follows as the second parameter.
 typedef struct collcKernelParams {
   /// This rank's input and output (ordinary device memory).
   const void *input;
@@ -61,10 +74,10 @@ typedef struct collcKernelParams {
   /// The error record, COLLC_ERROR_WORDS words the host can read while
   /// kernels run (host-mapped memory): the first error wins.
   unsigned long long *error;
-  /// The size matrix of the first transform's input, row-major
-  /// [worldSize][partitions]: elements rank p contributes to partition k
-  /// (partitions = 1 for a packed input, worldSize otherwise).
-  const long long *sizes;
+  /// A token unique to this launch (or this captured launch): the claim
+  /// word holds it while the call runs, so a second call of the same kernel
+  /// on this communicator running at the same time is detected.
+  unsigned long long launch;
   int rank;
   int worldSize;
   int root;
@@ -75,21 +88,31 @@ typedef struct collcKernelParams {
 } collcKernelParams;
 
 /// Private state words: [0] calls completed, [1] CTAs arrived (all calls),
-/// then the slot-use counters.
+/// [2] the claim (the launch token of the call running, 0 when none), then
+/// the slot-use counters.
 #define COLLC_STATE_SEQ 0
 #define COLLC_STATE_ARRIVALS 1
-#define COLLC_STATE_USES 2
+#define COLLC_STATE_CLAIM 2
+#define COLLC_STATE_USES 3
 
 /// The error record: two entries of 8 words, each [0] code, [1] call,
 /// [2] rank, [3] role, [4] event (ready events first, then free events),
 /// [5] peer (-1: any), [6] key0 (partition), [7] key1 (chunk or slot). The
-/// first holds the first wait that timed out; the second the first one that
-/// waited on another rank, which names the stuck peer (a rank's own role
-/// groups time out too, as a consequence).
-#define COLLC_ERROR_WORDS 16
+/// first holds the first wait that timed out (or the concurrent call); the
+/// second the first one that waited on another rank, which names the peer
+/// waited for (a rank's own role groups time out too, as a consequence).
+/// Then the blame, taken by the first wait that timed out: [16] set when
+/// filled, [17] the call, [18] how many ranks had not started it, [19] a
+/// bit mask of them (ranks below 64): a rank whose arrival word is behind
+/// the call never arrived at it, the one to blame.
+#define COLLC_ERROR_WORDS 24
 #define COLLC_ERROR_REMOTE 8
+#define COLLC_ERROR_BLAME 16
 #define COLLC_KERNEL_OK 0
 #define COLLC_KERNEL_TIMEOUT 1
+/// Another call of the same kernel on this communicator was running (two
+/// streams, or a graph replayed alongside eager calls).
+#define COLLC_KERNEL_CONCURRENT 2
 
 /// Number of event words a rank needs.
 COLLC_ABI_FN unsigned long long
@@ -97,7 +120,33 @@ collcEventWords(int readyEvents, int freeEvents, int worldSize, int slots) {
   unsigned long long n = (unsigned long long)worldSize;
   return ((unsigned long long)readyEvents * n * n +
           (unsigned long long)freeEvents * n) *
-         (unsigned long long)slots;
+             (unsigned long long)slots +
+         1; // the arrival word
+}
+
+/// Index of the arrival word among a rank's event words.
+COLLC_ABI_FN unsigned long long collcArrivalWord(int readyEvents,
+                                                  int freeEvents,
+                                                  int worldSize, int slots) {
+  return collcEventWords(readyEvents, freeEvents, worldSize, slots) - 1;
+}
+
+/// Words of the size vector, the kernel's second parameter: this rank's row
+/// of the size matrix of the first transform's input (elements rank p
+/// contributes to partition k, [worldSize][partitions], partitions = 1 for a
+/// packed input), then its column. A rank's kernel reads only those: every
+/// other row equals its own for a reduction or a fixed-size call, and a
+/// transposing copy reads its own row (what it sends) and column (what it
+/// receives).
+COLLC_ABI_FN int collcSizeVectorWords(int worldSize) { return 2 * worldSize; }
+
+/// Entry (p, k) of the size matrix, from the size vector `v` of `rank`.
+/// For a packed input (one partition) v[p] is rank p's size.
+COLLC_ABI_FN long long collcSizeAt(const long long *v, int worldSize,
+                                   int packed, int rank, int p, int k) {
+  if (packed)
+    return v[p];
+  return k == rank && p != rank ? v[worldSize + p] : v[k];
 }
 
 /// Number of private state words a rank needs.

@@ -47,13 +47,21 @@ struct Part {
   Root root;
 };
 
+/// The size vector, the second kernel parameter (abi.h): passed by value and
+/// read in place (__grid_constant__), so sizes are parameter loads, never
+/// dependent loads of global memory.
+template <int N> struct SizeVector {
+  long long v[2 * N];
+};
+
 /// Partition sizes and offsets of the collective's buffers (Purlin 3.1), from
-/// the size matrix of the first transform's input. `Desc` provides
+/// the size vector of the first transform's input. `Desc` provides
 /// `static constexpr int kParts` and `static constexpr Part kPart[]`.
 template <class Desc, int N>
 struct Geometry {
   const long long *sizes;
   int root;
+  int rank;
 
   static constexpr COLLC_HOST_DEVICE_INLINE int partitions(Layout l) {
     return l == Layout::Packed ? 1 : N;
@@ -64,7 +72,8 @@ struct Geometry {
   template <int T>
   COLLC_DEVICE_INLINE long long inSize(int p, int k) const {
     if constexpr (T == 0)
-      return sizes[p * partitions(Desc::kPart[0].in) + k];
+      return collcSizeAt(sizes, N, Desc::kPart[0].in == Layout::Packed, rank,
+                         p, k);
     else
       return outSize<T - 1>(p, k);
   }
@@ -117,9 +126,35 @@ struct Context {
   unsigned long long call;
   bool failed = false;
 
-  COLLC_DEVICE_INLINE explicit Context(const collcKernelParams &params)
-      : p(params), geo{params.sizes, params.root},
+  COLLC_DEVICE_INLINE Context(const collcKernelParams &params,
+                              const long long *sizes)
+      : p(params), geo{sizes, params.root, params.rank},
         call(params.state[COLLC_STATE_SEQ] + 1) {}
+
+  /// Starts the call in this CTA: takes the claim word with this launch's
+  /// token (a call of the same kernel still holding it with another token
+  /// is a concurrent call: recorded, and this CTA does nothing), then
+  /// publishes the call in the arrival word peers read to blame a rank that
+  /// never arrived. Runs after griddepcontrol.wait, so the previous call on
+  /// the stream has released the claim.
+  COLLC_DEVICE_INLINE bool begin() {
+    __shared__ int ok;
+    if (threadIdx.x == 0) {
+      const unsigned long long held =
+          atomicCAS(p.state + COLLC_STATE_CLAIM, 0ull, p.launch);
+      ok = held == 0 || held == p.launch;
+      if (ok)
+        atomicMax(p.events[p.rank] + arrivalIndex(), call);
+      else
+        recordError(COLLC_KERNEL_CONCURRENT, 0, 0, -1, 0, 0);
+    }
+    __syncthreads();
+    return ok;
+  }
+
+  static constexpr COLLC_DEVICE_INLINE unsigned long long arrivalIndex() {
+    return kReadyWords + (unsigned long long)FreeEvents * N * Slots;
+  }
 
   COLLC_DEVICE_INLINE int rank() const { return p.rank; }
   COLLC_DEVICE_INLINE int root() const { return p.root; }
@@ -279,10 +314,40 @@ struct Context {
 
   COLLC_DEVICE_INLINE void recordTimeout(int role, int event, int peer,
                                          long long k0, long long k1) {
+    recordBlame();
+    recordError(COLLC_KERNEL_TIMEOUT, role, event, peer, k0, k1);
+  }
+
+  /// The ranks that never started this call: their arrival word is behind
+  /// it. Read when a wait has timed out, long after every live rank began.
+  COLLC_DEVICE_INLINE void recordBlame() {
+    unsigned long long *blame = p.error + COLLC_ERROR_BLAME;
+    // 1 while being written, 2 when complete (the host reads only 2).
+    if (atomicCAS(blame, 0ull, 1ull) != 0ull)
+      return;
+    unsigned long long mask = 0, behind = 0;
+    for (int q = 0; q < N; ++q) {
+      const unsigned long long arrived =
+          *(volatile unsigned long long *)(p.events[q] + arrivalIndex());
+      if (arrived < call) {
+        ++behind;
+        if (q < 64)
+          mask |= 1ull << q;
+      }
+    }
+    blame[1] = call;
+    blame[2] = behind;
+    blame[3] = mask;
+    __threadfence_system();
+    *(volatile unsigned long long *)blame = 2;
+  }
+
+  COLLC_DEVICE_INLINE void recordError(unsigned long long code, int role,
+                                       int event, int peer, long long k0,
+                                       long long k1) {
     unsigned long long *err =
         p.error + (peer >= 0 && peer != p.rank ? COLLC_ERROR_REMOTE : 0);
-    if (atomicCAS(err, (unsigned long long)COLLC_KERNEL_OK,
-                  (unsigned long long)COLLC_KERNEL_TIMEOUT) ==
+    if (atomicCAS(err, (unsigned long long)COLLC_KERNEL_OK, code) ==
         COLLC_KERNEL_OK) {
       err[1] = call;
       err[2] = (unsigned long long)p.rank;
@@ -310,9 +375,13 @@ struct Context {
     return last;
   }
 
+  /// Ends the call (the last CTA): the next call's number, then the claim
+  /// is released.
   COLLC_DEVICE_INLINE void finishCall() {
     __threadfence();
     p.state[COLLC_STATE_SEQ] = call;
+    __threadfence();
+    p.state[COLLC_STATE_CLAIM] = 0;
   }
 };
 
