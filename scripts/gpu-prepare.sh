@@ -15,6 +15,9 @@ for spec in collectives variable; do
   build/bin/collc "specs/$spec.coll" --emit=module --target="$TARGET" \
     -o "out/modules/$spec.collcmod"
 done
+# One and three ranks, for the robustness suite (test/gpu/collectives).
+build/bin/collc test/gpu/collectives/robust.coll --emit=module \
+  --target="$TARGET" -o out/modules/robust.collcmod
 # A module for another architecture only: the misuse suite checks that the
 # runtime refuses it on the GPU it runs on.
 build/bin/collc specs/collectives.coll --emit=module --target=sm_100 \

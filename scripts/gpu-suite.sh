@@ -6,7 +6,10 @@
 # representative run, and writes logs and a summary.
 #
 #   scripts/gpu-suite.sh [PHASE...]     PHASE: build procs single sanitizer
-#                                       (default: all four, in that order)
+#                                       robust (default: the first four, in
+#                                       that order; robust: the robustness
+#                                       suite, single mode, ranks sharing
+#                                       the GPUs: needs robust.collcmod)
 #
 # What must exist before the run (made on the CPU machine, e.g. by
 # scripts/gpu-prepare.sh, and sent with carry: ["out", ".deps"]):
@@ -21,16 +24,19 @@
 # Without the sm_100 module the misuse suite still checks the refusal with
 # a copy of the sm_90 module relabelled sm_100.
 #
-# Outputs: $OUT (default build-gpu/out) gets at most 6 flat files:
-# summary.txt, env.txt, build.log, procs.log, single.log, sanitizer.log.
+# Outputs: $OUT (default build-gpu/out) gets at most 7 flat files:
+# summary.txt, env.txt, build.log, procs.log, single.log, sanitizer.log,
+# robust.log.
 # Phase results are also kept in build-gpu/results/, so PHASES run in
 # separate calls (each call is limited to 10 minutes) add up in the summary
 # of the last call: e.g. `scripts/gpu-suite.sh build procs`, then
 # `scripts/gpu-suite.sh single sanitizer` on the same (warm) machine.
 #
 # Environment: JOBS (default nproc), BUILD_DIR (default build-gpu),
-# PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT (seconds, default 420 /
-# 420 / 360), TEST_ARGS (extra collc_gpu_tests arguments for both modes).
+# PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT / ROBUST_TIMEOUT
+# (seconds, default 420 / 420 / 360 / 420), TEST_ARGS (extra collc_gpu_tests
+# arguments for both modes), ROBUST_ARGS (extra arguments of the robust
+# phase, e.g. --robust=stall,streams or --shapes=1000).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
@@ -52,9 +58,9 @@ PHASES=("$@")
 [ ${#PHASES[@]} -eq 0 ] && PHASES=(build procs single sanitizer)
 for p in "${PHASES[@]}"; do
   case $p in
-  build | procs | single | sanitizer) ;;
+  build | procs | single | sanitizer | robust) ;;
   *)
-    echo "gpu-suite: unknown phase '$p' (build, procs, single, sanitizer)" >&2
+    echo "gpu-suite: unknown phase '$p' (build, procs, single, sanitizer, robust)" >&2
     exit 2
     ;;
   esac
@@ -156,6 +162,10 @@ EXTRA=()
 # shellcheck disable=SC2206
 EXTRA+=($TEST_ARGS)
 
+if has robust && [ ! -s "$MODULES/robust.collcmod" ]; then
+  die "missing $MODULES/robust.collcmod: scripts/gpu-prepare.sh makes it"
+fi
+
 if has build; then
   rm -f "$RESULTS"/*.status # a new build invalidates earlier results
   run_phase build 600 bash -c "
@@ -180,6 +190,12 @@ has sanitizer && run_phase sanitizer "${SANITIZER_TIMEOUT:-360}" \
   --quick --no-big --timeout-ms=120000 --watchdog=330 \
   --filter=all_reduce,gather,reduce_scatter_v,all_to_all_v,broadcast
 
+# Robustness (issue 9): single mode, every rank on the one GPU it shares.
+# shellcheck disable=SC2086
+has robust && run_phase robust "${ROBUST_TIMEOUT:-420}" \
+  "$BIN" --mode=single --modules="$MODULES" --suites=robust \
+  --watchdog=400 ${ROBUST_ARGS:-}
+
 # Summary of every phase recorded for this build (this call or earlier ones).
 {
   echo "collc GPU suite: scripts/gpu-suite.sh"
@@ -196,7 +212,16 @@ has sanitizer && run_phase sanitizer "${SANITIZER_TIMEOUT:-360}" \
   echo "cuda: $(nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | head -1)"
   echo "phases:"
   overall=0
-  for phase in build procs single sanitizer; do
+  for phase in build procs single sanitizer robust; do
+    if [ "$phase" = robust ] && [ ! -f "$RESULTS/$phase.status" ] &&
+      ! has robust; then
+      continue # optional phase, not asked for
+    fi
+    if [ "$phase" = procs ] && [ ! -f "$RESULTS/$phase.status" ] &&
+      [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -lt 2 ]; then
+      printf '  %-9s skipped (one GPU: one process per GPU needs two)\n' "$phase"
+      continue
+    fi
     if [ -f "$RESULTS/$phase.status" ]; then
       st=$(cat "$RESULTS/$phase.status")
       [ "$st" = 0 ] && verdict=PASS || verdict=FAIL
@@ -209,7 +234,7 @@ has sanitizer && run_phase sanitizer "${SANITIZER_TIMEOUT:-360}" \
       overall=1
     fi
   done
-  for phase in procs single; do
+  for phase in procs single robust; do
     if [ -f "$RESULTS/$phase.log" ]; then
       echo "--- $phase: groups"
       grep -E '^(\[rank 0\] )?(PASS|FAIL|SKIP) |^\[parent\]' "$RESULTS/$phase.log" | sed 's/^/  /'

@@ -49,6 +49,8 @@ struct Options {
   std::string sm100Module;     ///< a real module built for sm_100 only
   std::string sm80Module;      ///< a module built for sm_80 only (optional)
   bool verbose = false;
+  long shapes = 1000000;       ///< robust/shapes: distinct call shapes
+  std::string robustGroups;    ///< robust groups to run (empty: all)
 };
 
 extern Options gOpt;
@@ -274,6 +276,9 @@ std::string modulePath(const std::string &file);
 void runCorrectness(World &w);
 void runGraphs(World &w);
 void runMisuse(World &w);
+/// Robustness (single mode): counts, streams, stall blame, co-residency,
+/// concurrent use, distinct shapes.
+void runRobust(World &w);
 /// Stall: every rank takes a turn as the one that never launches.
 void runTimeoutStall(World &w);
 /// procs mode only: this rank is the survivor (rank 0) or the victim (1),

@@ -50,13 +50,16 @@ const char *kUsage =
     "  [--modules=DIR] [--nranks=N] [--quick] [--no-big] [--filter=NAME,...]\n"
     "  [--timeout-ms=MS] [--stall-timeout-ms=MS] [--replays=N] [--seed=N]\n"
     "  [--watchdog=S] [--sm100-module=FILE] [--sm80-module=FILE] "
-    "[--verbose]\n";
+    "[--verbose]\n"
+    "  [--suites=robust [--robust=counts,streams,stall,coresidency,"
+    "concurrent,shapes] [--shapes=N]]\n";
 
 const std::vector<std::string> kSuites = {"misuse", "correctness", "graphs",
-                                          "timeout"};
+                                          "timeout", "robust"};
 
+/// robust runs only when asked for (its own phase of gpu-suite.sh).
 bool wants(const std::string &suite) {
-  return gOpt.suites.empty() ||
+  return (gOpt.suites.empty() && suite != "robust") ||
          std::find(gOpt.suites.begin(), gOpt.suites.end(), suite) !=
              gOpt.suites.end();
 }
@@ -113,6 +116,10 @@ void parseArgs(int argc, char **argv) {
       gOpt.sm100Module = v;
     } else if (val("--sm80-module", &v)) {
       gOpt.sm80Module = v;
+    } else if (val("--shapes", &v)) {
+      gOpt.shapes = std::atol(v.c_str());
+    } else if (val("--robust", &v)) {
+      gOpt.robustGroups = v;
     } else if (a == "--verbose") {
       gOpt.verbose = true;
     } else if (a == "--help" || a == "-h") {
@@ -157,6 +164,8 @@ void runSuite(World &w, const std::string &suite) {
     runGraphs(w);
   else if (suite == "timeout")
     runTimeoutStall(w);
+  else if (suite == "robust")
+    runRobust(w);
 }
 
 //===----------------------------------------------------------------------===//
