@@ -60,6 +60,7 @@
   X(cuStreamIsCapturing)                                                       \
   X(cuStreamGetCtx)                                                            \
   X(cuStreamGetId)                                                             \
+  X(cuStreamGetCaptureInfo)                                                    \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 namespace collc {

@@ -96,9 +96,11 @@ collcResult_t checkBuffer(collcComm_t comm, const char *what, const void *ptr,
 /// The legacy default stream (0) of a device waits for every blocking
 /// stream of the device, so it is refused where this process drives
 /// another rank on the same device. Streams are told apart by their id,
-/// unique for the life of the process; a per-thread default stream is the
-/// calling thread's own. One rank per process (collcCommInitRank) cannot be
-/// checked here and needs no check: each process has its own streams.
+/// unique for the life of the process (a per-thread default stream is the
+/// calling thread's own); a capturing stream, which cannot be asked for its
+/// id, by its capture sequence, unique too. One rank per process
+/// (collcCommInitRank) cannot be checked here and needs no check: each
+/// process has its own streams.
 collcResult_t checkStream(collcComm_t comm, const char *name,
                           CUstream stream) {
   if (!comm->clique)
@@ -118,8 +120,14 @@ collcResult_t checkStream(collcComm_t comm, const char *name,
             name, comm->rank, comm->device, q);
     return collcSuccess;
   }
-  unsigned long long id = 0;
-  CU_CHECK(cuStreamGetId(stream, &id));
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  cuuint64_t captureId = 0;
+  CU_CHECK(cuStreamGetCaptureInfo(stream, &capturing, &captureId, nullptr,
+                                  nullptr, nullptr, nullptr));
+  // Capture sequences and streams are numbered apart: tag the former.
+  unsigned long long id = (1ull << 63) | captureId;
+  if (capturing == CU_STREAM_CAPTURE_STATUS_NONE)
+    CU_CHECK(cuStreamGetId(stream, &id));
   std::lock_guard<std::mutex> lock(clique.mutex);
   auto [it, added] = clique.streamOwner.emplace(id, comm->rank);
   if (!added && it->second != comm->rank)
