@@ -766,8 +766,47 @@ void coresident(int n, int freeSms, bool fits, const std::string &file,
   x.finalize();
 }
 
+/// A grid the device cannot hold at once is refused when the communicator
+/// is created (a module whose manifest asks for 2^20 CTAs a kernel).
+void admission(Group &g) {
+  nlohmann::json m =
+      nlohmann::json::parse(readFile(modulePath(kRobustModule)));
+  for (auto &k : m["kernels"])
+    k["grid"] = 1 << 20;
+  std::string text = m.dump();
+  collcModule_t module = nullptr;
+  collcResult_t r = collcModuleLoadData(&module, text.data(), text.size());
+  if (r != collcSuccess) {
+    log("FAIL robust/coresidency: the relabelled module does not load: %s",
+        collcGetLastError());
+    g.fail();
+    return;
+  }
+  World x;
+  x.nranks = 1;
+  x.procs = false;
+  LocalRank lr;
+  CT_CUDA(cudaStreamCreateWithFlags(&lr.stream, cudaStreamNonBlocking));
+  x.local.push_back(lr);
+  collcConfig_t config = makeConfig(gOpt.timeoutMs);
+  std::vector<collcComm_t> comms;
+  std::string msg;
+  r = x.initComms(module, &config, comms, &msg);
+  bool ok = r == collcInvalidArgument &&
+            msg.find("must be resident at once") != std::string::npos;
+  log("%s robust/coresidency: a 2^20-CTA grid at communicator creation: %s: "
+      "%s",
+      ok ? "ok" : "FAIL", resultName(r), msg.c_str());
+  g.result(ok);
+  if (r == collcSuccess)
+    x.destroyComms(comms);
+  CT_CUDA(cudaStreamDestroy(lr.stream));
+  collcModuleDestroy(module);
+}
+
 void runCoresidency() {
   Group g("robust/coresidency");
+  admission(g);
   // One rank: its 16-CTA grid cannot fit in 2 SMs (one CTA an SM).
   coresident(1, 2, false, kRobustModule, g);
   // Two ranks sharing the GPU with room for both grids: they run beside it.
