@@ -473,6 +473,8 @@ void runShapes(World &w) {
   for (long i = 0; i < shapes && refused == 0 && bad < 5; ++i) {
     countsOf(i, counts);
     const bool check = i % 1000 == 999 || i == shapes - 1;
+    if (i % 100000 == 0 && i > 0)
+      log("robust/shapes: %ld calls in %.1f s", i, nowSeconds() - t0);
     if (check) {
       if (!waitStreams(w.streams(), w.devices(), syncBoundSeconds()))
         fatal("robust/shapes: streams stuck at call %ld", i);
