@@ -863,12 +863,16 @@ void concurrentCalls(World &w, bool graph, Group &g) {
         ok = false;
       }
     }
+    // End every capture before instantiating (global capture mode).
+    std::vector<cudaGraph_t> graphs(nl);
     for (size_t l = 0; l < nl; ++l) {
-      cudaGraph_t gr;
       CT_CUDA(cudaSetDevice(w.local[l].device));
-      CT_CUDA(cudaStreamEndCapture(w.local[l].stream, &gr));
-      CT_CUDA(cudaGraphInstantiate(&execs[l], gr, 0));
-      CT_CUDA(cudaGraphDestroy(gr));
+      CT_CUDA(cudaStreamEndCapture(w.local[l].stream, &graphs[l]));
+    }
+    for (size_t l = 0; l < nl; ++l) {
+      CT_CUDA(cudaSetDevice(w.local[l].device));
+      CT_CUDA(cudaGraphInstantiate(&execs[l], graphs[l], 0));
+      CT_CUDA(cudaGraphDestroy(graphs[l]));
     }
   }
   for (size_t l = 0; l < nl; ++l) {
