@@ -133,7 +133,8 @@ struct Context {
 
   /// Starts the call in this CTA: takes the claim word with this launch's
   /// token (a call of the same kernel still holding it with another token
-  /// is a concurrent call: recorded, and this CTA does nothing), then
+  /// is a concurrent call, or one that timed out: this CTA does nothing),
+  /// then
   /// publishes the call in the arrival word peers read to blame a rank that
   /// never arrived. Runs after griddepcontrol.wait, so the previous call on
   /// the stream has released the claim.
@@ -145,7 +146,11 @@ struct Context {
       ok = held == 0 || held == p.launch;
       if (ok)
         atomicMax(p.events[p.rank] + arrivalIndex(), call);
-      else
+      else if (p.error[0] == COLLC_KERNEL_OK &&
+               p.error[COLLC_ERROR_REMOTE] == COLLC_KERNEL_OK)
+        // Else the holder is an earlier call that timed out and ended
+        // without releasing: its error is the one to report, and this call
+        // (queued behind it) ends at once.
         recordError(COLLC_KERNEL_CONCURRENT, 0, 0, -1, 0, 0);
     }
     __syncthreads();
