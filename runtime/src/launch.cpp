@@ -516,8 +516,8 @@ collcResult_t launchSplit(collcComm_t comm, const char *name,
   if (count > (unsigned long long)limit)
     return COLLC_FAIL(collcInvalidArgument,
                       "%s: rank %d: count = %zu is larger than the limit of "
-                      "%d ranks x %s elements per partition",
-                      name, comm->rank, count, n, kMaxPartitionText);
+                      "%lld elements (%d partitions of at most 2^40)",
+                      name, comm->rank, count, limit, n);
   if (!checkedMul(count, eb, bytes))
     return COLLC_FAIL(collcInvalidArgument,
                       "%s: rank %d: count %zu x %d bytes overflows a 64-bit "

@@ -153,7 +153,8 @@ constexpr size_t kMax = size_t(1) << 40;
 constexpr int kRanks = 4;
 
 /// One launch entry point: its name, the collective, how it names the count
-/// under test, and a call that puts `value` there (every other count 1).
+/// under test, and a call that puts `value` there (a V call's other counts
+/// are entries()'s `others`).
 struct Entry {
   std::string api, collective, arg;
   /// The count is the whole buffer (n partitions): its limit is n * 2^40.
@@ -161,14 +162,14 @@ struct Entry {
   std::function<collcResult_t(collcComm_t, size_t)> call;
 };
 
-/// A V call's counts: `n` (or 2n) ones, with `value` at `at`.
-std::vector<size_t> countsWith(int size, int at, size_t value) {
-  std::vector<size_t> counts(size, 1);
+/// A V call's counts: `size` times `others`, with `value` at `at`.
+std::vector<size_t> countsWith(int size, int at, size_t value, size_t others) {
+  std::vector<size_t> counts(size, others);
   counts[at] = value;
   return counts;
 }
 
-std::vector<Entry> entries(int n) {
+std::vector<Entry> entries(int n, size_t others = 1) {
   const collcDataType_t f32 = collcFloat32;
   const std::string last = std::to_string(n - 1);
   std::vector<Entry> list = {
@@ -209,26 +210,28 @@ std::vector<Entry> entries(int n) {
       // must equal sendcount).
       {"collcAllGatherV", "all_gather_v", "recvcounts[" + last + "]", false,
        [=](collcComm_t c, size_t v) {
-         std::vector<size_t> counts = countsWith(n, n - 1, v);
-         return collcAllGatherV(nullptr, 1, nullptr, counts.data(), nullptr,
+         std::vector<size_t> counts = countsWith(n, n - 1, v, others);
+         return collcAllGatherV(nullptr, others, nullptr, counts.data(), nullptr,
                                 f32, c, nullptr);
        }},
       {"collcReduceScatterV", "reduce_scatter_v", "recvcounts[" + last + "]",
        false,
        [=](collcComm_t c, size_t v) {
-         std::vector<size_t> counts = countsWith(n, n - 1, v);
+         std::vector<size_t> counts = countsWith(n, n - 1, v, others);
          return collcReduceScatterV(nullptr, nullptr, counts.data(), f32,
                                     collcSum, c, nullptr);
        }},
       {"collcAllToAllV", "all_to_all_v", "sendcounts[" + last + "]", false,
        [=](collcComm_t c, size_t v) {
-         std::vector<size_t> send = countsWith(n, n - 1, v), recv(n, 1);
+         std::vector<size_t> send = countsWith(n, n - 1, v, others),
+                             recv(n, others);
          return collcAllToAllV(nullptr, send.data(), nullptr, nullptr,
                                recv.data(), nullptr, f32, c, nullptr);
        }},
       {"collcAllToAllV", "all_to_all_v", "recvcounts[" + last + "]", false,
        [=](collcComm_t c, size_t v) {
-         std::vector<size_t> send(n, 1), recv = countsWith(n, n - 1, v);
+         std::vector<size_t> send(n, others),
+             recv = countsWith(n, n - 1, v, others);
          return collcAllToAllV(nullptr, send.data(), nullptr, nullptr,
                                recv.data(), nullptr, f32, c, nullptr);
        }},
@@ -251,7 +254,7 @@ std::vector<Entry> entries(int n) {
       std::string arg = "counts[" + std::to_string(at) + "]";
       list.push_back({"collcLaunch", coll, arg, false, [=](collcComm_t c, size_t v) {
                         std::vector<size_t> counts =
-                            countsWith(twoArrays ? 2 * n : n, at, v);
+                            countsWith(twoArrays ? 2 * n : n, at, v, others);
                         return collcLaunch(c, coll.c_str(), nullptr, nullptr,
                                            0, counts.data(), f32, 0, nullptr);
                       }});
@@ -333,8 +336,8 @@ TEST_F(LaunchLimitsTest, MessagesSayWhatIsWrong) {
             collcInvalidArgument);
   EXPECT_EQ(lastError(),
             "collcAllReduce : all_reduce: rank 2: count = "
-            "18446744073709551615 is larger than the limit of 4 ranks x 2^40 "
-            "= 1099511627776 elements per partition");
+            "18446744073709551615 is larger than the limit of 4398046511104 "
+            "elements (4 partitions of at most 2^40)");
   std::vector<size_t> counts(kRanks, 1);
   counts[3] = SIZE_MAX;
   EXPECT_EQ(collcAllGatherV(nullptr, 1, nullptr, counts.data(), nullptr,
@@ -386,6 +389,18 @@ TEST_F(LaunchLimitsTest, AdmittedExtentsAreExact) {
 TEST_F(LaunchLimitsTest, ProductsAndSumsOverManyRanksAreChecked) {
   const int n = 1 << 21; // 2^21 * 2^40 * 4 bytes = 2^63
   FakeComm comm(n);
+  // Every entry point, every count at its limit: each count is admitted on
+  // its own, the n-partition extent in bytes is one past LLONG_MAX.
+  for (const Entry &e : entries(n, kMax)) {
+    size_t value = e.whole ? n * kMax : kMax;
+    collcResult_t result = e.call(comm.get(), value);
+    std::string error = lastError();
+    SCOPED_TRACE(describe(e, value) + ": " + error);
+    EXPECT_EQ(result, collcInvalidArgument);
+    EXPECT_EQ(error.rfind(e.api + " : " + e.collective + ": rank 0: ", 0), 0u);
+    EXPECT_TRUE(contains(error, "overflows a 64-bit size"));
+  }
+  // What the messages say.
   EXPECT_EQ(collcAllGather(nullptr, nullptr, kMax, collcFloat32, comm.get(),
                            nullptr),
             collcInvalidArgument);
