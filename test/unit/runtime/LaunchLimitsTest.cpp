@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -98,9 +99,9 @@ std::string manifest() {
   "images": []})";
 }
 
-/// A communicator as collcCommInitAll leaves it, minus the device: rank 0
-/// of `nranks`, one workspace per kernel with its error record in ordinary
-/// host memory (the runtime only reads it).
+/// A communicator as collcCommInitAll leaves it, minus the device: rank
+/// `rank` of `nranks`, one workspace per kernel with its error record in
+/// ordinary host memory (the runtime only reads it).
 class FakeComm {
 public:
   explicit FakeComm(int nranks, int rank = 0) {
@@ -211,8 +212,8 @@ std::vector<Entry> entries(int n, size_t others = 1) {
       {"collcAllGatherV", "all_gather_v", "recvcounts[" + last + "]", false,
        [=](collcComm_t c, size_t v) {
          std::vector<size_t> counts = countsWith(n, n - 1, v, others);
-         return collcAllGatherV(nullptr, others, nullptr, counts.data(), nullptr,
-                                f32, c, nullptr);
+         return collcAllGatherV(nullptr, others, nullptr, counts.data(),
+                                nullptr, f32, c, nullptr);
        }},
       {"collcReduceScatterV", "reduce_scatter_v", "recvcounts[" + last + "]",
        false,
@@ -252,7 +253,8 @@ std::vector<Entry> entries(int n, size_t others = 1) {
     for (int at : twoArrays ? std::vector<int>{n - 1, 2 * n - 1}
                             : std::vector<int>{n - 1}) {
       std::string arg = "counts[" + std::to_string(at) + "]";
-      list.push_back({"collcLaunch", coll, arg, false, [=](collcComm_t c, size_t v) {
+      list.push_back({"collcLaunch", coll, arg, false,
+                      [=](collcComm_t c, size_t v) {
                         std::vector<size_t> counts =
                             countsWith(twoArrays ? 2 * n : n, at, v, others);
                         return collcLaunch(c, coll.c_str(), nullptr, nullptr,
