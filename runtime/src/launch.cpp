@@ -19,7 +19,10 @@
 
 #include "runtime.h"
 
+#include "checked.h"
+
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 using namespace collc;
@@ -343,39 +346,137 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
 
 } // namespace
 
-extern "C" collcResult_t collcLaunch(collcComm_t comm, const char *name,
-                                     const void *sendbuff, void *recvbuff,
-                                     size_t count, const size_t *counts,
-                                     collcDataType_t datatype, int root,
-                                     collcStream_t stream) {
-  COLLC_API_ENTRY();
+namespace {
+
+/// How a call names its count arguments in messages: the typed calls use
+/// NCCL's and MPI's names, collcLaunch its own.
+struct CountNames {
+  const char *count;  // a fixed-size call's count
+  const char *counts; // a V call's counts (all_to_all_v: the send counts)
+  const char *recv;   // all_to_all_v's receive counts when they are an
+                      // argument of their own, else counts[n + p]
+};
+const CountNames kLaunchNames = {"count", "counts", nullptr};
+
+/// The name of element i of a V call's count arguments ("recvcounts[5]").
+std::string countName(const CountNames &names, int i, int n) {
+  if (names.recv && i >= n)
+    return std::string(names.recv) + "[" + std::to_string(i - n) + "]";
+  return std::string(names.counts) + "[" + std::to_string(i) + "]";
+}
+
+/// Refuses a count above the partition limit. Compared as size_t: a cast to
+/// the ABI's long long would turn 2^63 and up into negative sizes.
+collcResult_t checkCount(const char *name, int rank, const char *arg,
+                         size_t value) {
+  if (value <= kMaxPartitionElems)
+    return collcSuccess;
+  return COLLC_FAIL(collcInvalidArgument,
+                    "%s: rank %d: %s = %zu is larger than the limit of %s "
+                    "elements per partition",
+                    name, rank, arg, value, kMaxPartitionText);
+}
+
+/// Checks a V call's counts (`arrays` arrays of n): each within the limit,
+/// and each array's sum (a buffer's extent) countable in elements and in
+/// bytes. Names are only built for a message: this runs on every call.
+collcResult_t checkCountArrays(const char *name, int rank, int n,
+                               const size_t *counts, int arrays,
+                               const CountNames &names, int elemBytes) {
+  for (int i = 0; i < arrays * n; ++i)
+    if (counts[i] > kMaxPartitionElems)
+      return checkCount(name, rank, countName(names, i, n).c_str(),
+                        counts[i]);
+  auto arrayName = [&](int a) {
+    if (arrays == 1 || (a == 0 && names.recv))
+      return std::string(names.counts);
+    if (names.recv)
+      return std::string(names.recv);
+    return std::string(names.counts) + (a == 0 ? "[0, n)" : "[n, 2n)");
+  };
+  for (int a = 0; a < arrays; ++a) {
+    long long sum = 0, bytes = 0;
+    if (!checkedSum(counts + (size_t)a * n, n, sum))
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: rank %d: the sum of %s overflows (more than "
+                        "2^63 - 1 elements)",
+                        name, rank, arrayName(a).c_str());
+    if (!checkedMul(sum, elemBytes, bytes))
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: rank %d: the sum of %s is %lld elements, whose "
+                        "%d-byte extent overflows a 64-bit size",
+                        name, rank, arrayName(a).c_str(), sum, elemBytes);
+  }
+  return collcSuccess;
+}
+
+/// The first thing every launch checks: the communicator exists and no
+/// kernel of it recorded an error. After a timeout the ranks' call counters
+/// and slots are out of step (the failed call ended early on some ranks),
+/// so a later call would pair with the wrong call on a peer; the
+/// communicator stays failed until collcCommAbort. The record lives in
+/// host-mapped memory, so this is a few plain loads, not a synchronization.
+collcResult_t checkNotFailed(collcComm_t comm, const char *name) {
+  COLLC_ARG_NOT_NULL(comm);
+  auto failed = [](const Workspace &w) {
+    return w.error && (w.error[0] != COLLC_KERNEL_OK ||
+                       w.error[COLLC_ERROR_REMOTE] != COLLC_KERNEL_OK);
+  };
+  if (std::none_of(comm->workspaces.begin(), comm->workspaces.end(), failed))
+    return collcSuccess;
+  // The earlier error as collcCommGetAsyncError words it, without its
+  // "collcCommGetAsyncError : " prefix.
+  std::string earlier = "a kernel recorded an error";
+  collcResult_t async = collcSuccess;
+  if (collcCommGetAsyncError(comm, &async) == collcSuccess &&
+      async != collcSuccess) {
+    earlier = lastErrorMessage();
+    size_t colon = earlier.find(" : ");
+    if (colon != std::string::npos)
+      earlier.erase(0, colon + 3);
+  }
+  return COLLC_FAIL(collcInvalidUsage,
+                    "%s: rank %d: the communicator failed earlier and "
+                    "accepts no more calls (%s); call collcCommAbort and "
+                    "create a new communicator",
+                    name ? name : "?", comm->rank, earlier.c_str());
+}
+
+/// collcLaunch's work, for every entry point: the size matrix of the first
+/// transform's input (abi.h) from NCCL-style arguments, keyed on layouts,
+/// after checking every count against the limits.
+collcResult_t launchCounts(collcComm_t comm, const char *name,
+                           const void *sendbuff, void *recvbuff, size_t count,
+                           const size_t *counts, collcDataType_t datatype,
+                           int root, collcStream_t stream,
+                           const CountNames &names) {
   const CollectiveInfo *c = nullptr;
   Workspace *w = nullptr;
   COLLC_CHECK(resolve(comm, name, datatype, root, c, w));
-  const int n = comm->nranks, r = comm->rank;
+  const int n = comm->nranks, r = comm->rank, eb = typeBytes(datatype);
   const TransformInfo &first = c->parts.front();
   const int parts = partitionsOf(first.in, n);
-  // The size matrix of the first transform's input (abi.h), from NCCL-style
-  // arguments, keyed on layouts.
-  std::vector<long long> sizes((size_t)n * parts, 0);
-  const long long maxElems = (1ll << 40);
+  std::vector<long long> sizes;
   if (!first.variable) {
-    if ((long long)count > maxElems)
+    COLLC_CHECK(checkCount(name, r, names.count, count));
+    // No buffer of a fixed-size call spans more than n partitions.
+    long long elems = 0, bytes = 0;
+    if (!checkedMul(count, n, elems) || !checkedMul(elems, eb, bytes))
       return COLLC_FAIL(collcInvalidArgument,
-                        "%s: count %zu is too large (at most 2^40 elements)",
-                        name, count);
-    std::fill(sizes.begin(), sizes.end(), (long long)count);
+                        "%s: rank %d: %d ranks x %s %zu x %d bytes overflows "
+                        "a 64-bit size",
+                        name, r, n, names.count, count, eb);
+    sizes.assign((size_t)n * parts, (long long)count);
   } else {
     if (!counts)
       return COLLC_FAIL(collcInvalidArgument,
-                        "%s: counts is NULL, but the collective has variable "
-                        "partition sizes",
-                        name);
-    for (int i = 0; i < (first.in == Layout::Scattered && !first.reduce ? 2 * n : n); ++i)
-      if ((long long)counts[i] > maxElems)
-        return COLLC_FAIL(collcInvalidArgument,
-                          "%s: counts[%d] = %zu is too large", name, i,
-                          counts[i]);
+                        "%s: rank %d: %s is NULL, but the collective has "
+                        "variable partition sizes",
+                        name, r, names.counts);
+    const bool sendAndRecv = first.in == Layout::Scattered && !first.reduce;
+    COLLC_CHECK(checkCountArrays(name, r, n, counts, sendAndRecv ? 2 : 1,
+                                 names, eb));
+    sizes.assign((size_t)n * parts, 0);
     if (first.in == Layout::Packed) {
       for (int p = 0; p < n; ++p)
         sizes[p] = (long long)counts[p];
@@ -384,7 +485,15 @@ extern "C" collcResult_t collcLaunch(collcComm_t comm, const char *name,
         for (int k = 0; k < n; ++k)
           sizes[(size_t)p * n + k] = (long long)counts[k];
     } else {
-      // This rank's send counts (its row) and receive counts (its column).
+      // This rank's send counts (its row) and receive counts (its column)
+      // share one entry: what it sends itself.
+      if (counts[r] != counts[n + r])
+        return COLLC_FAIL(collcInvalidArgument,
+                          "%s: rank %d: %s = %zu but %s = %zu; what a rank "
+                          "sends itself must equal what it receives from "
+                          "itself",
+                          name, r, countName(names, r, n).c_str(), counts[r],
+                          countName(names, n + r, n).c_str(), counts[n + r]);
       for (int k = 0; k < n; ++k)
         sizes[(size_t)r * n + k] = (long long)counts[k];
       for (int p = 0; p < n; ++p)
@@ -394,6 +503,19 @@ extern "C" collcResult_t collcLaunch(collcComm_t comm, const char *name,
 
   return launchSized(comm, c, w, name, sendbuff, recvbuff, sizes, datatype,
                      root, stream);
+}
+
+} // namespace
+
+extern "C" collcResult_t collcLaunch(collcComm_t comm, const char *name,
+                                     const void *sendbuff, void *recvbuff,
+                                     size_t count, const size_t *counts,
+                                     collcDataType_t datatype, int root,
+                                     collcStream_t stream) {
+  COLLC_API_ENTRY();
+  COLLC_CHECK(checkNotFailed(comm, name));
+  return launchCounts(comm, name, sendbuff, recvbuff, count, counts, datatype,
+                      root, stream, kLaunchNames);
 }
 
 namespace {
@@ -422,18 +544,29 @@ collcResult_t launchSplit(collcComm_t comm, const char *name,
   const CollectiveInfo *c = nullptr;
   Workspace *w = nullptr;
   COLLC_CHECK(resolve(comm, name, type, root, c, w));
-  const int n = comm->nranks;
+  const int n = comm->nranks, eb = typeBytes(type);
   if (c->parts.front().variable || c->parts.front().in != Layout::Scattered)
     return COLLC_FAIL(collcInternalError,
                       "%s: expected a fixed-size collective with a scattered "
                       "input",
                       name);
-  if ((long long)count > (1ll << 40) * n)
-    return COLLC_FAIL(collcInvalidArgument, "%s: count %zu is too large",
-                      name, count);
+  // The whole buffer: n partitions of at most the partition limit each.
+  long long limit = 0, bytes = 0;
+  if (!checkedMul(kMaxPartitionElems, n, limit))
+    limit = LLONG_MAX;
+  if (count > (unsigned long long)limit)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s: rank %d: count = %zu is larger than the limit of "
+                      "%lld elements (%d partitions of at most 2^40)",
+                      name, comm->rank, count, limit, n);
+  if (!checkedMul(count, eb, bytes))
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s: rank %d: count %zu x %d bytes overflows a 64-bit "
+                      "size",
+                      name, comm->rank, count, eb);
   // Every rank's buffer is split the same way (16-byte units), so uneven
   // counts need no V collective.
-  std::vector<long long> split = evenSplit(count, n, typeBytes(type));
+  std::vector<long long> split = evenSplit(count, n, eb);
   std::vector<long long> sizes((size_t)n * n);
   for (int p = 0; p < n; ++p)
     for (int k = 0; k < n; ++k)
@@ -447,7 +580,7 @@ extern "C" collcResult_t collcAllReduce(const void *sendbuff, void *recvbuff,
                                         collcRedOp_t op, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkNotFailed(comm, "all_reduce"));
   COLLC_CHECK(checkOp(comm, "all_reduce", op));
   return launchSplit(comm, "all_reduce", sendbuff, recvbuff, count, datatype,
                      0, stream);
@@ -459,8 +592,9 @@ extern "C" collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
                                         collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  return collcLaunch(comm, "all_gather", sendbuff, recvbuff, sendcount,
-                     nullptr, datatype, 0, stream);
+  COLLC_CHECK(checkNotFailed(comm, "all_gather"));
+  return launchCounts(comm, "all_gather", sendbuff, recvbuff, sendcount,
+                      nullptr, datatype, 0, stream, {"sendcount", "", nullptr});
 }
 
 extern "C" collcResult_t collcReduceScatter(const void *sendbuff,
@@ -469,10 +603,10 @@ extern "C" collcResult_t collcReduceScatter(const void *sendbuff,
                                             collcRedOp_t op, collcComm_t comm,
                                             collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkNotFailed(comm, "reduce_scatter"));
   COLLC_CHECK(checkOp(comm, "reduce_scatter", op));
-  return collcLaunch(comm, "reduce_scatter", sendbuff, recvbuff, recvcount,
-                     nullptr, datatype, 0, stream);
+  return launchCounts(comm, "reduce_scatter", sendbuff, recvbuff, recvcount,
+                      nullptr, datatype, 0, stream, {"recvcount", "", nullptr});
 }
 
 extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
@@ -480,8 +614,9 @@ extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
                                        collcComm_t comm,
                                        collcStream_t stream) {
   COLLC_API_ENTRY();
-  return collcLaunch(comm, "all_to_all", sendbuff, recvbuff, count, nullptr,
-                     datatype, 0, stream);
+  COLLC_CHECK(checkNotFailed(comm, "all_to_all"));
+  return launchCounts(comm, "all_to_all", sendbuff, recvbuff, count, nullptr,
+                      datatype, 0, stream, {"count", "", nullptr});
 }
 
 extern "C" collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
@@ -489,7 +624,7 @@ extern "C" collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
                                         int root, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkNotFailed(comm, "broadcast"));
   return launchSplit(comm, "broadcast", sendbuff, recvbuff, count, datatype,
                      root, stream);
 }
@@ -499,7 +634,7 @@ extern "C" collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
                                      collcRedOp_t op, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkNotFailed(comm, "reduce"));
   COLLC_CHECK(checkOp(comm, "reduce", op));
   return launchSplit(comm, "reduce", sendbuff, recvbuff, count, datatype,
                      root, stream);
@@ -510,8 +645,9 @@ extern "C" collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
                                       collcDataType_t datatype, int root,
                                       collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  return collcLaunch(comm, "scatter", sendbuff, recvbuff, recvcount, nullptr,
-                     datatype, root, stream);
+  COLLC_CHECK(checkNotFailed(comm, "scatter"));
+  return launchCounts(comm, "scatter", sendbuff, recvbuff, recvcount, nullptr,
+                      datatype, root, stream, {"recvcount", "", nullptr});
 }
 
 extern "C" collcResult_t collcGather(const void *sendbuff, void *recvbuff,
@@ -519,25 +655,30 @@ extern "C" collcResult_t collcGather(const void *sendbuff, void *recvbuff,
                                      collcDataType_t datatype, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  return collcLaunch(comm, "gather", sendbuff, recvbuff, sendcount, nullptr,
-                     datatype, root, stream);
+  COLLC_CHECK(checkNotFailed(comm, "gather"));
+  return launchCounts(comm, "gather", sendbuff, recvbuff, sendcount, nullptr,
+                      datatype, root, stream, {"sendcount", "", nullptr});
 }
 
 namespace {
 /// collc's V layouts are packed: displacements must be the prefix sums.
-collcResult_t checkPacked(const char *what, const size_t *counts,
-                          const size_t *displs, int n) {
+/// Run after checkCountArrays, so the sums fit; checked all the same.
+collcResult_t checkPacked(const char *name, int rank, const char *what,
+                          const size_t *counts, const size_t *displs, int n) {
   if (!displs)
     return collcSuccess;
-  size_t at = 0;
+  long long at = 0;
   for (int p = 0; p < n; ++p) {
-    if (displs[p] != at)
+    if (displs[p] != (unsigned long long)at)
       return COLLC_FAIL(collcInvalidArgument,
-                        "%s[%d] is %zu, but collc's partitions are packed in "
-                        "rank order (expected %zu, the sum of the counts "
-                        "before it); pass NULL or the prefix sums",
-                        what, p, displs[p], at);
-    at += counts[p];
+                        "%s: rank %d: %s[%d] is %zu, but collc's partitions "
+                        "are packed in rank order (expected %lld, the sum of "
+                        "the counts before it); pass NULL or the prefix sums",
+                        name, rank, what, p, displs[p], at);
+    if (!checkedAdd(at, counts[p], at))
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: rank %d: the counts behind %s overflow", name,
+                        rank, what);
   }
   return collcSuccess;
 }
@@ -551,16 +692,21 @@ extern "C" collcResult_t collcAllGatherV(const void *sendbuff, size_t sendcount,
                                          collcComm_t comm,
                                          collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_ARG_NOT_NULL(comm);
+  const char *name = "all_gather_v";
+  const CountNames names = {"sendcount", "recvcounts", nullptr};
+  COLLC_CHECK(checkNotFailed(comm, name));
   COLLC_ARG_NOT_NULL(recvcounts);
-  if (recvcounts[comm->rank] != sendcount)
+  const int n = comm->nranks, r = comm->rank;
+  COLLC_CHECK(checkCountArrays(name, r, n, recvcounts, 1, names,
+                               typeBytes(datatype)));
+  if (recvcounts[r] != sendcount)
     return COLLC_FAIL(collcInvalidArgument,
-                      "sendcount is %zu but recvcounts[%d] (this rank) is "
-                      "%zu",
-                      sendcount, comm->rank, recvcounts[comm->rank]);
-  COLLC_CHECK(checkPacked("displs", recvcounts, displs, comm->nranks));
-  return collcLaunch(comm, "all_gather_v", sendbuff, recvbuff, 0, recvcounts,
-                     datatype, 0, stream);
+                      "%s: rank %d: sendcount is %zu but recvcounts[%d] (this "
+                      "rank) is %zu",
+                      name, r, sendcount, r, recvcounts[r]);
+  COLLC_CHECK(checkPacked(name, r, "displs", recvcounts, displs, n));
+  return launchCounts(comm, name, sendbuff, recvbuff, 0, recvcounts, datatype,
+                      0, stream, names);
 }
 
 extern "C" collcResult_t collcReduceScatterV(const void *sendbuff,
@@ -570,10 +716,11 @@ extern "C" collcResult_t collcReduceScatterV(const void *sendbuff,
                                              collcRedOp_t op, collcComm_t comm,
                                              collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_ARG_NOT_NULL(comm);
+  COLLC_CHECK(checkNotFailed(comm, "reduce_scatter_v"));
   COLLC_CHECK(checkOp(comm, "reduce_scatter_v", op));
-  return collcLaunch(comm, "reduce_scatter_v", sendbuff, recvbuff, 0,
-                     recvcounts, datatype, 0, stream);
+  return launchCounts(comm, "reduce_scatter_v", sendbuff, recvbuff, 0,
+                      recvcounts, datatype, 0, stream,
+                      {"", "recvcounts", nullptr});
 }
 
 extern "C" collcResult_t collcAllToAllV(const void *sendbuff,
@@ -585,14 +732,19 @@ extern "C" collcResult_t collcAllToAllV(const void *sendbuff,
                                         collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_ARG_NOT_NULL(comm);
+  const char *name = "all_to_all_v";
+  const CountNames names = {"", "sendcounts", "recvcounts"};
+  COLLC_CHECK(checkNotFailed(comm, name));
   COLLC_ARG_NOT_NULL(sendcounts);
   COLLC_ARG_NOT_NULL(recvcounts);
-  const int n = comm->nranks;
-  COLLC_CHECK(checkPacked("sdispls", sendcounts, sdispls, n));
-  COLLC_CHECK(checkPacked("rdispls", recvcounts, rdispls, n));
+  const int n = comm->nranks, r = comm->rank;
+  // One array of 2n counts, the form collcLaunch takes.
   std::vector<size_t> counts(sendcounts, sendcounts + n);
   counts.insert(counts.end(), recvcounts, recvcounts + n);
-  return collcLaunch(comm, "all_to_all_v", sendbuff, recvbuff, 0,
-                     counts.data(), datatype, 0, stream);
+  COLLC_CHECK(checkCountArrays(name, r, n, counts.data(), 2, names,
+                               typeBytes(datatype)));
+  COLLC_CHECK(checkPacked(name, r, "sdispls", sendcounts, sdispls, n));
+  COLLC_CHECK(checkPacked(name, r, "rdispls", recvcounts, rdispls, n));
+  return launchCounts(comm, name, sendbuff, recvbuff, 0, counts.data(),
+                      datatype, 0, stream, names);
 }
