@@ -36,7 +36,8 @@
 # PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT / ROBUST_TIMEOUT
 # (seconds, default 420 / 420 / 360 / 420), TEST_ARGS (extra collc_gpu_tests
 # arguments for both modes), ROBUST_ARGS (extra arguments of the robust
-# phase, e.g. --robust=stall,streams or --shapes=1000).
+# phase, e.g. --robust=stall,streams or --shapes=1000), COLLC_COMMIT (the
+# commit to name in the summary when the tree's git metadata is not its own).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
@@ -200,7 +201,11 @@ has robust && run_phase robust "${ROBUST_TIMEOUT:-420}" \
 {
   echo "collc GPU suite: scripts/gpu-suite.sh"
   echo "summary written: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-  if commit=$(git rev-parse HEAD 2>/dev/null); then
+  # COLLC_COMMIT: the commit the tree was sent from, where the copy's git
+  # metadata is not that of the tree (a device tool sending a working tree).
+  if [ -n "${COLLC_COMMIT:-}" ]; then
+    commit="$COLLC_COMMIT (given by the caller)"
+  elif commit=$(git rev-parse HEAD 2>/dev/null); then
     git diff --quiet HEAD -- 2>/dev/null || commit="$commit (working tree differs)"
   else
     commit="unknown (no git metadata in this tree)"
