@@ -455,6 +455,17 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
       if (!checkPartition(&op, b, owner, part, call))
         return false;
       env[nc.getResult()] = numChunks(geometry(b, owner, call).parts[part]);
+    } else if (auto mc = dyn_cast<snac::MaxChunksOp>(op)) {
+      int b = bufferOf(mc.getBufferAttr());
+      int64_t owner = get(mc.getOwner());
+      if (owner < 0 || owner >= n)
+        return fail(&op, formatv("call {0}: rank {1} is out of range for "
+                                 "'{2}' (world size {3})",
+                                 call, owner, buffers[b].name, n));
+      int64_t most = 0;
+      for (const sim::Partition &p : geometry(b, owner, call).parts)
+        most = std::max(most, numChunks(p));
+      env[mc.getResult()] = most;
     } else if (auto slot = dyn_cast<snac::SlotOp>(op)) {
       env[slot.getResult()] =
           slotOf(bufferOf(slot.getBufferAttr()), get(slot.getChunk()));
