@@ -19,6 +19,8 @@
 #include "collc/Target/Cuda/Nvrtc.h"
 #include "collc/Target/Module/ModuleFile.h"
 
+#include "Sweep.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -107,6 +109,22 @@ cl::opt<bool> simulate(
     cl::desc("Derive the schedules and run each in the reference interpreter "
              "for every world size, partition shape and seed; print one line "
              "per collective"),
+    cl::init(false), cl::cat(simCategory));
+cl::opt<bool> sweep(
+    "sweep",
+    cl::desc("Spell every transform and every composition of two that the "
+             "grammar can write, keep what the front end accepts, and "
+             "simulate each over world sizes (--sim-ranks, default 2,3,5,8), "
+             "slot counts 1, 2, the schedule's and one per chunk, every "
+             "interleaving strategy, partition shapes and element types; "
+             "fail on any problem"),
+    cl::init(false), cl::cat(simCategory));
+cl::opt<unsigned> sweepSeeds(
+    "sweep-seeds",
+    cl::desc("With --sweep: seeds per world size, slot count and strategy"),
+    cl::init(1), cl::cat(simCategory));
+cl::opt<bool> sweepVerbose(
+    "sweep-verbose", cl::desc("With --sweep: one line per collective"),
     cl::init(false), cl::cat(simCategory));
 cl::list<int64_t> simRanks("sim-ranks",
                            cl::desc("World sizes (default: 2,3,4,5,8)"),
@@ -438,6 +456,18 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   // Diagnostics point into the spec; a generic dump of the op adds noise.
   context.printOpOnDiagnostic(false);
+
+  if (sweep) {
+    SweepOptions options;
+    if (!simRanks.empty())
+      options.ranks.assign(simRanks.begin(), simRanks.end());
+    options.seeds = sweepSeeds;
+    options.calls = simCalls;
+    options.chunkBytes = simChunkBytes;
+    options.fault = testInjectFault;
+    options.verbose = sweepVerbose;
+    return runSweep(context, options, outs());
+  }
 
   SmallVector<std::string> inputs;
   if (!inputFilename.empty())
