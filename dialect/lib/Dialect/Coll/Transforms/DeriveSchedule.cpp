@@ -16,6 +16,15 @@
 //             result, consume it in place from the peers' intermediate,
 //             release it with `inter_free`.
 //
+// Every role walks its work chunk-major: chunk c of every partition (or
+// producer) before chunk c + 1 of any. Chunks keep their index from buffer to
+// buffer, so each wait is on an earlier item of one order (call, chunk,
+// role): readiness of the same chunk from an earlier role, the release of a
+// slot by chunk c - slots or an earlier call. Roles that follow one order
+// cannot wait on each other in a cycle, whatever the slot count; walking
+// partition after partition deadlocked 9 of the 20 compositions once slots
+// were reused (docs/snac.md, "order").
+//
 //===----------------------------------------------------------------------===//
 
 #include "collc/Dialect/Coll/IR/CollOps.h"
@@ -124,9 +133,11 @@ private:
 
   snac::RoleOp createRole(StringRef name, snac::Participants participants,
                           int64_t ctas, int64_t part, RoleArgs &args);
-  /// Emits `for %i = 0 to %ub { body(%i) }` (or body(0) when `single`).
+  /// Emits `for %i = 0 to %ub { body(%i) }`.
   void forRange(Location loc, Value ub, const RoleArgs &a,
                 function_ref<void(Value)> body);
+  /// Emits body(j, c) for every chunk c of partition j of `buffer` at this
+  /// rank, chunk-major over j in [0, n), or over j = `single` alone.
   void forChunks(Location loc, StringRef buffer, Value single,
                  const RoleArgs &a, function_ref<void(Value, Value)> body);
 
