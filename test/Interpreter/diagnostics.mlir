@@ -40,6 +40,20 @@ snac.schedule for @bcast chunk_bytes 64 staging_slots 0 {
   snac.buffer @output output geometry output_of 0
   snac.role @r all ctas 1 part 0 {
   ^bb0(%r: index, %n: index, %root: index):
+    // expected-error@+1 {{rank 1 is out of range for 'input' (world size 1)}}
+    %mc = snac.max_chunks @input[%n]
+  }
+}
+// -----
+
+coll.collective @bcast types [f32] ranks [1] {
+  coll.transform copy packed -> packed root producer
+}
+snac.schedule for @bcast chunk_bytes 64 staging_slots 0 {
+  snac.buffer @input input geometry input_of 0
+  snac.buffer @output output geometry output_of 0
+  snac.role @r all ctas 1 part 0 {
+  ^bb0(%r: index, %n: index, %root: index):
     // expected-error@+1 {{the interpreter cannot execute 'arith.maxui'}}
     %m = arith.maxui %r, %n : index
   }

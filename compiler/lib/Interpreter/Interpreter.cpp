@@ -22,8 +22,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -34,10 +36,23 @@ using namespace collc;
 using namespace collc::interp;
 using llvm::formatv;
 
+std::optional<sim::ElemType> interp::elemTypeOf(Type type) {
+  std::string name = coll::elementTypeSpelling(type);
+  return llvm::StringSwitch<std::optional<sim::ElemType>>(name)
+      .Case("bf16", sim::ElemType::BF16)
+      .Case("f16", sim::ElemType::F16)
+      .Case("f32", sim::ElemType::F32)
+      .Case("f8e4m3", sim::ElemType::F8E4M3)
+      .Case("f8e5m2", sim::ElemType::F8E5M2)
+      .Default(std::nullopt);
+}
+
 std::string interp::describe(const SimOptions &o) {
   static const char *shapes[] = {"uniform", "zipf", "skew"};
   static const char *strategies[] = {"uniform", "run-to-block",
-                                     "consumers-first"};
+                                     "consumers-first", "round-robin",
+                                     "starve-rank"};
+  static_assert(std::size(strategies) == kNumStrategies);
   return formatv("ranks={0} shape={1} type={2} seed={3} strategy={4}",
                  o.worldSize, shapes[static_cast<int>(o.shape)],
                  sim::elemName(o.type), o.seed,
@@ -455,6 +470,17 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
       if (!checkPartition(&op, b, owner, part, call))
         return false;
       env[nc.getResult()] = numChunks(geometry(b, owner, call).parts[part]);
+    } else if (auto mc = dyn_cast<snac::MaxChunksOp>(op)) {
+      int b = bufferOf(mc.getBufferAttr());
+      int64_t owner = get(mc.getOwner());
+      if (owner < 0 || owner >= n)
+        return fail(&op, formatv("call {0}: rank {1} is out of range for "
+                                 "'{2}' (world size {3})",
+                                 call, owner, buffers[b].name, n));
+      int64_t most = 0;
+      for (const sim::Partition &p : geometry(b, owner, call).parts)
+        most = std::max(most, numChunks(p));
+      env[mc.getResult()] = most;
     } else if (auto slot = dyn_cast<snac::SlotOp>(op)) {
       env[slot.getResult()] =
           slotOf(bufferOf(slot.getBufferAttr()), get(slot.getChunk()));
@@ -989,6 +1015,26 @@ LogicalResult Simulator::run(SimStats *stats) {
         for (int r = n - 1; r >= 0 && chosen < 0; --r)
           if (canStep(agents.size() + r))
             chosen = agents.size() + r;
+      }
+      if (o.strategy == Strategy::RoundRobin) {
+        for (int i = 1; i <= total && chosen < 0; ++i)
+          if (canStep((current + i + total) % total))
+            chosen = (current + i + total) % total;
+      } else if (o.strategy == Strategy::StarveRank) {
+        // Drop the starved rank's agents and host while anyone else can
+        // move; the random pick below falls back to them.
+        int victim = static_cast<int>(o.seed % n);
+        auto rankOf = [&](int id) {
+          return id < static_cast<int>(agents.size())
+                     ? agents[id].rank
+                     : id - static_cast<int>(agents.size());
+        };
+        std::vector<int> others;
+        for (int id : candidates)
+          if (rankOf(id) != victim && canStep(id))
+            others.push_back(id);
+        if (!others.empty())
+          chosen = others[rng() % others.size()];
       }
       while (chosen < 0 && !candidates.empty()) {
         size_t i = rng() % candidates.size();

@@ -22,17 +22,6 @@ using namespace collc::interp;
 
 namespace {
 
-std::optional<sim::ElemType> toElemType(Type type) {
-  std::string name = coll::elementTypeSpelling(type);
-  return llvm::StringSwitch<std::optional<sim::ElemType>>(name)
-      .Case("bf16", sim::ElemType::BF16)
-      .Case("f16", sim::ElemType::F16)
-      .Case("f32", sim::ElemType::F32)
-      .Case("f8e4m3", sim::ElemType::F8E4M3)
-      .Case("f8e5m2", sim::ElemType::F8E5M2)
-      .Default(std::nullopt);
-}
-
 struct SnacSimulatePass
     : public collc::interp::impl::SnacSimulateBase<SnacSimulatePass> {
   using Base::Base;
@@ -69,7 +58,7 @@ struct SnacSimulatePass
       }
       SmallVector<sim::ElemType> types;
       for (Attribute t : collective.getElementTypes())
-        if (auto e = toElemType(cast<TypeAttr>(t).getValue()))
+        if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
           types.push_back(*e);
       SimStats stats;
       unsigned runs = 0;
@@ -82,7 +71,7 @@ struct SnacSimulatePass
             o.type = types[(seed + si + ni) % types.size()];
             o.seed = 1 + seed + 100 * si + 10000 * n;
             o.calls = calls;
-            o.strategy = static_cast<Strategy>((seed + ni) % 3);
+            o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
             o.count = count;
             o.chunkBytes = chunkBytes;
             o.stagingSlots = stagingSlots == -2 ? (seed % 2 ? 2 : -1)

@@ -11,11 +11,15 @@
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
+#include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Passes.h"
+#include "collc/Interpreter/Verify.h"
 #include "collc/Spec/SpecParser.h"
 #include "collc/Target/Cuda/EmitCuda.h"
 #include "collc/Target/Cuda/Nvrtc.h"
 #include "collc/Target/Module/ModuleFile.h"
+
+#include "Sweep.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -86,6 +90,18 @@ cl::opt<bool> checkDeviceHeaders(
              "sm_90, sm_100), and exit"),
     cl::init(false), cl::cat(collcCategory));
 
+cl::opt<bool> verifyReport(
+    "verify-report",
+    cl::desc("With --emit=cuda|ptx|module: print how each schedule was "
+             "verified in the reference interpreter before emission "
+             "(simulations, time) to stderr"),
+    cl::init(false), cl::cat(collcCategory));
+cl::opt<std::string> testInjectFault(
+    "test-inject-fault",
+    cl::desc("Test only: break every derived schedule with "
+             "snac-test-inject-fault=fault=<fault> before it is verified"),
+    cl::value_desc("fault"), cl::init(""), cl::Hidden, cl::cat(collcCategory));
+
 cl::OptionCategory simCategory(
     "collc --simulate options (reference interpreter)");
 cl::opt<bool> simulate(
@@ -93,6 +109,22 @@ cl::opt<bool> simulate(
     cl::desc("Derive the schedules and run each in the reference interpreter "
              "for every world size, partition shape and seed; print one line "
              "per collective"),
+    cl::init(false), cl::cat(simCategory));
+cl::opt<bool> sweep(
+    "sweep",
+    cl::desc("Spell every transform and every composition of two that the "
+             "grammar can write, keep what the front end accepts, and "
+             "simulate each over world sizes (--sim-ranks, default 2,3,5,8), "
+             "slot counts 1, 2, the schedule's and one per chunk, every "
+             "interleaving strategy, partition shapes and element types; "
+             "fail on any problem"),
+    cl::init(false), cl::cat(simCategory));
+cl::opt<unsigned> sweepSeeds(
+    "sweep-seeds",
+    cl::desc("With --sweep: seeds per world size, slot count and strategy"),
+    cl::init(1), cl::cat(simCategory));
+cl::opt<bool> sweepVerbose(
+    "sweep-verbose", cl::desc("With --sweep: one line per collective"),
     cl::init(false), cl::cat(simCategory));
 cl::list<int64_t> simRanks("sim-ranks",
                            cl::desc("World sizes (default: 2,3,4,5,8)"),
@@ -316,6 +348,11 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
     pm.addPass(coll::createCollDeriveSchedule());
+    if (!testInjectFault.empty()) {
+      snac::SnacTestInjectFaultOptions fault;
+      fault.fault = testInjectFault;
+      pm.addPass(snac::createSnacTestInjectFault(fault));
+    }
     if (simulate) {
       interp::SnacSimulateOptions options;
       options.ranks.assign(simRanks.begin(), simRanks.end());
@@ -341,7 +378,33 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     os << "\n";
     return success();
   }
+  // No kernel for a schedule the interpreter has not passed: on a GPU a
+  // wrong one hangs or corrupts silently.
+  if (failed(interp::verifyBeforeEmit(*module,
+                                      verifyReport ? &errs() : nullptr)))
+    return failure();
   return emitTargets(*module, sourceMgr, os);
+}
+
+/// Writes `text` to `path` ('-': stdout), only once it is complete.
+static LogicalResult writeOutput(StringRef path, StringRef text) {
+  std::string errorMessage;
+  std::unique_ptr<ToolOutputFile> file = openOutputFile(path, &errorMessage);
+  if (!file) {
+    WithColor::error(errs(), "collc") << errorMessage << "\n";
+    return failure();
+  }
+  file->os() << text;
+  file->os().flush();
+  if (file->os().has_error()) {
+    WithColor::error(errs(), "collc")
+        << "cannot write '" << path << "': " << file->os().error().message()
+        << "\n";
+    file->os().clear_error();
+    return failure();
+  }
+  file->keep();
+  return success();
 }
 
 /// The .coll files of the spec library, sorted so output is stable.
@@ -394,13 +457,24 @@ int main(int argc, char **argv) {
   // Diagnostics point into the spec; a generic dump of the op adds noise.
   context.printOpOnDiagnostic(false);
 
+  if (sweep) {
+    SweepOptions options;
+    if (!simRanks.empty())
+      options.ranks.assign(simRanks.begin(), simRanks.end());
+    options.seeds = sweepSeeds;
+    options.calls = simCalls;
+    options.chunkBytes = simChunkBytes;
+    options.fault = testInjectFault;
+    options.verbose = sweepVerbose;
+    return runSweep(context, options, outs());
+  }
+
   SmallVector<std::string> inputs;
   if (!inputFilename.empty())
     inputs.push_back(inputFilename);
   else if (failed(listLibrary(inputs)))
     return EXIT_FAILURE;
 
-  std::string errorMessage;
   // Module files are one per spec: the whole library goes to a directory.
   if (emitStage == Emit::Module && inputs.size() > 1 && !simulate) {
     if (outputFilename == "-") {
@@ -418,34 +492,27 @@ int main(int argc, char **argv) {
     for (const std::string &path : inputs) {
       SmallString<256> out(outputFilename);
       sys::path::append(out, sys::path::stem(path) + ".collcmod");
-      std::unique_ptr<ToolOutputFile> file = openOutputFile(out, &errorMessage);
-      if (!file) {
-        WithColor::error(errs(), "collc") << errorMessage << "\n";
-        return EXIT_FAILURE;
-      }
-      if (succeeded(compileFile(path, context, file->os())))
-        file->keep();
-      else
+      std::string text;
+      raw_string_ostream os(text);
+      if (failed(compileFile(path, context, os)))
         ok = false;
+      else if (failed(writeOutput(out, text)))
+        return EXIT_FAILURE;
     }
     return ok ? EXIT_SUCCESS : EXIT_FAILURE;
   }
 
-  std::unique_ptr<ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    WithColor::error(errs(), "collc") << errorMessage << "\n";
-    return EXIT_FAILURE;
-  }
-
+  // Compiled in memory first: a failed compilation leaves an existing -o
+  // file as it was and creates none.
+  std::string text;
+  raw_string_ostream os(text);
   bool ok = true;
   for (const std::string &path : inputs) {
     if (inputs.size() > 1)
-      output->os() << "// spec: " << sys::path::filename(path) << "\n";
-    ok &= succeeded(compileFile(path, context, output->os()));
+      os << "// spec: " << sys::path::filename(path) << "\n";
+    ok &= succeeded(compileFile(path, context, os));
   }
-  if (!ok)
+  if (!ok || failed(writeOutput(outputFilename, text)))
     return EXIT_FAILURE;
-  output->keep();
   return EXIT_SUCCESS;
 }

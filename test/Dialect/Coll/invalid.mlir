@@ -22,15 +22,41 @@ coll.collective @a types [bf16] ranks [2] {
 // -----
 
 coll.collective @a types [bf16] ranks [2] {
-  // expected-error@+1 {{reduce(packed -> scattered) is not a collective; reduce accepts scattered -> packed, packed -> packed (or their V variants)}}
+  // expected-error@+1 {{reduce(packed -> scattered) is not a collective; reduce accepts scattered -> packed, packed -> packed (or their V variants), never with a packed_v input}}
   coll.transform reduce<sum> packed -> scattered
 }
 
 // -----
 
 coll.collective @a types [bf16] ranks [2] {
-  // expected-error@+1 {{reduce(packed_v -> packed_v) is not a collective: a reduction combines equal-sized contributions; use packed -> packed}}
+  // expected-error@+1 {{reduce(packed_v -> packed_v) is not a collective: a reduction combines equal-sized contributions, but packed_v gives each rank's contribution its own size; use reduce(packed -> packed), whose count is also given at run time}}
   coll.transform reduce<sum> packed_v -> packed_v
+}
+
+// -----
+
+// Rooted, or after a broadcast_v (where every rank would hold the root's
+// size), it is refused all the same: the rule is on the transform.
+coll.collective @a types [bf16] ranks [2] {
+  coll.transform copy packed_v -> packed_v root producer
+  // expected-error@+1 {{reduce(packed_v -> packed_v) is not a collective}}
+  coll.transform reduce<max> packed_v -> packed_v
+}
+
+// -----
+
+coll.collective @a types [bf16] ranks [2] {
+  // expected-error@+1 {{reduce(packed_v -> packed_v) is not a collective}}
+  coll.transform reduce<sum> packed_v -> packed_v root consumer
+}
+
+// -----
+
+// A pair that is not a collective in fixed sizes either gets the general
+// message.
+coll.collective @a types [bf16] ranks [2] {
+  // expected-error@+1 {{reduce(packed_v -> scattered_v) is not a collective; reduce accepts scattered -> packed, packed -> packed (or their V variants), never with a packed_v input}}
+  coll.transform reduce<sum> packed_v -> scattered_v
 }
 
 // -----

@@ -41,6 +41,16 @@ snac.schedule for @x chunk_bytes 64 staging_slots 0 {
 // -----
 
 snac.schedule for @x chunk_bytes 64 staging_slots 0 {
+  snac.role @r all ctas 1 part 0 {
+  ^bb0(%r: index, %n: index, %root: index):
+    // expected-error@+1 {{'nope' is not a snac.buffer of this schedule}}
+    %0 = snac.max_chunks @nope[%r]
+  }
+}
+
+// -----
+
+snac.schedule for @x chunk_bytes 64 staging_slots 0 {
   snac.buffer @input input geometry input_of 0
   snac.role @r all ctas 1 part 0 {
   ^bb0(%r: index, %n: index, %root: index):

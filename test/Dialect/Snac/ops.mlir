@@ -25,6 +25,8 @@ snac.schedule for @ag chunk_bytes 128 staging_slots 2 {
     %c0 = arith.constant 0 : index
     // CHECK: %[[NC:.+]] = snac.num_chunks @input[%rank, %c0]
     %nc = snac.num_chunks @input[%r, %c0]
+    // CHECK: snac.max_chunks @input[%rank]
+    %mc = snac.max_chunks @input[%r]
     // CHECK: %[[S:.+]] = snac.slot @staging[%[[NC]]]
     %s = snac.slot @staging[%nc]
     // CHECK: snac.await @stage_free[%c0, %[[S]]] from all quota %n

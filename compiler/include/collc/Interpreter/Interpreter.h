@@ -22,9 +22,11 @@
 
 #include "collc/Sim/Model.h"
 
+#include "mlir/IR/Types.h"
 #include "mlir/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace collc::snac {
@@ -42,7 +44,16 @@ enum class Strategy {
   RunToBlock,
   /// Prefer the last role groups (consumers) and high ranks.
   ConsumersFirst,
+  /// Agents in a fixed cyclic order, one step each when runnable: the
+  /// lock-step progress of evenly loaded GPUs.
+  RoundRobin,
+  /// One rank (seed mod world size) moves only when no other agent can: a
+  /// rank that launches late or runs slow, as a busy GPU does.
+  StarveRank,
 };
+
+/// Number of interleaving strategies, for rotating through them.
+constexpr int kNumStrategies = 5;
 
 struct SimOptions {
   int worldSize = 2;
@@ -67,6 +78,10 @@ struct SimStats {
   uint64_t actions = 0;
   uint64_t elements = 0;
 };
+
+/// The interpreter's element type for an MLIR element type of a collective,
+/// or nullopt if it has none.
+std::optional<sim::ElemType> elemTypeOf(mlir::Type type);
 
 /// Short description of a run, for messages: "ranks=4 shape=zipf type=bf16
 /// seed=2 strategy=run-to-block".

@@ -13,7 +13,8 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
     checks outputs, readiness, buffer reuse and progress (see
     collc/Interpreter/Interpreter.h). The element type rotates through the
     collective's types; the interleaving strategy through uniform,
-    run-to-block and consumers-first; the staging slots between the
+    run-to-block, consumers-first, round-robin and starve-rank; the staging
+    slots between the
     schedule's policy and a ring of two (unless `staging-slots` is set).
     A problem is an error at the op that caused it.
   }];

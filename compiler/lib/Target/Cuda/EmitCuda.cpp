@@ -223,6 +223,24 @@ LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
                                                             : "Output")
                  << ", " << b.part << ">(" << v(nc.getOwner()) << ", "
                  << v(nc.getPart()) << ");\n";
+  } else if (auto mc = dyn_cast<snac::MaxChunksOp>(op)) {
+    const BufferDesc &b = buffers.lookup(mc.getBuffer());
+    coll::TransformOp t = collective.getTransforms()[b.part];
+    bool input = b.side == snac::GeometrySide::input_of;
+    bool packed = coll::fixedLayout(input ? t.getInput() : t.getOutput()) ==
+                  coll::Layout::packed;
+    line(indent) << "const long long " << v(mc.getResult())
+                 << " = [&] {\n";
+    line(indent + 1) << "long long most = 0;\n";
+    line(indent + 1) << "for (long long j = 0; j < "
+                     << (packed ? "1" : "Ctx::kN") << "; ++j) {\n";
+    line(indent + 2) << "const long long c = ctx.template numChunks<Side::"
+                     << (input ? "Input" : "Output") << ", " << b.part << ">("
+                     << v(mc.getOwner()) << ", j);\n";
+    line(indent + 2) << "most = c > most ? c : most;\n";
+    line(indent + 1) << "}\n";
+    line(indent + 1) << "return most;\n";
+    line(indent) << "}();\n";
   } else if (auto slot = dyn_cast<snac::SlotOp>(op)) {
     line(indent) << "const long long " << v(slot.getResult())
                  << " = Ctx::template slot<"

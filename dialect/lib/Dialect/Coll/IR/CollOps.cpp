@@ -122,20 +122,29 @@ LogicalResult TransformOp::verify() {
                          << stringifyLayout(fixed)
                          << "'; use V layouts on both sides or on neither";
   }
-  // Elementwise combination needs equal-sized contributions: a variable-size
-  // packed input is only meaningful when one producer supplies it.
-  if (consume == ConsumeOp::reduce && in == Layout::packed_v)
+  ArrayRef<Root> roots = legalRoots(consume, in, out);
+  // The one exception to "V layouts follow the same table": a reduction
+  // combines contributions element by element, so they must have one size,
+  // while packed_v sizes each rank's contribution on its own. A packed count
+  // is already a run-time value, so nothing is lost.
+  if (consume == ConsumeOp::reduce && in == Layout::packed_v && !roots.empty())
     return emitOpError() << "reduce(packed_v -> " << stringifyLayout(out)
                          << ") is not a collective: a reduction combines "
-                            "equal-sized contributions; use packed -> packed";
-  ArrayRef<Root> roots = legalRoots(consume, in, out);
+                            "equal-sized contributions, but packed_v gives "
+                            "each rank's contribution its own size; use "
+                            "reduce(packed -> "
+                         << stringifyLayout(fixedLayout(out))
+                         << "), whose count is also given at run time";
   if (roots.empty())
     return emitOpError() << stringifyConsumeOp(consume) << "("
                          << stringifyLayout(in) << " -> "
                          << stringifyLayout(out)
                          << ") is not a collective; " << stringifyConsumeOp(consume)
                          << " accepts " << legalPairsText(consume)
-                         << " (or their V variants)";
+                         << " (or their V variants)"
+                         << (consume == ConsumeOp::reduce
+                                 ? ", never with a packed_v input"
+                                 : "");
   Root root = getRootRole();
   if (!llvm::is_contained(roots, root))
     return emitOpError() << stringifyConsumeOp(consume) << "("

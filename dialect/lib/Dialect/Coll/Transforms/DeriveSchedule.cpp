@@ -16,6 +16,15 @@
 //             result, consume it in place from the peers' intermediate,
 //             release it with `inter_free`.
 //
+// Every role walks its work chunk-major: chunk c of every partition (or
+// producer) before chunk c + 1 of any. Chunks keep their index from buffer to
+// buffer, so each wait is on an earlier item of one order (call, chunk,
+// role): readiness of the same chunk from an earlier role, the release of a
+// slot by chunk c - slots or an earlier call. Roles that follow one order
+// cannot wait on each other in a cycle, whatever the slot count; walking
+// partition after partition deadlocked 9 of the 20 compositions once slots
+// were reused (docs/snac.md, "order").
+//
 //===----------------------------------------------------------------------===//
 
 #include "collc/Dialect/Coll/IR/CollOps.h"
@@ -124,11 +133,13 @@ private:
 
   snac::RoleOp createRole(StringRef name, snac::Participants participants,
                           int64_t ctas, int64_t part, RoleArgs &args);
-  /// Emits `for %i = 0 to %ub { body(%i) }` (or body(0) when `single`).
+  /// Emits `for %i = 0 to %ub { body(%i) }`.
   void forRange(Location loc, Value ub, const RoleArgs &a,
                 function_ref<void(Value)> body);
-  void forRanks(Location loc, Value single, const RoleArgs &a,
-                function_ref<void(Value)> body);
+  /// Emits body(j, c) for every chunk c of partition j of `buffer` at this
+  /// rank, chunk-major over j in [0, n), or over j = `single` alone.
+  void forChunks(Location loc, StringRef buffer, Value single,
+                 const RoleArgs &a, function_ref<void(Value, Value)> body);
 
   void buildStageRole();
   void buildConsumeRole(unsigned index, StringRef name, int64_t ctas);
@@ -176,11 +187,31 @@ void ScheduleBuilder::forRange(Location loc, Value ub, const RoleArgs &a,
   body(loop.getInductionVar());
 }
 
-void ScheduleBuilder::forRanks(Location loc, Value single, const RoleArgs &a,
-                               function_ref<void(Value)> body) {
-  if (single)
-    return body(single);
-  forRange(loc, a.n, a, body);
+void ScheduleBuilder::forChunks(Location loc, StringRef buffer, Value single,
+                                const RoleArgs &a,
+                                function_ref<void(Value, Value)> body) {
+  if (single) {
+    Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(),
+                                             sym(buffer), a.rank, single);
+    forRange(loc, chunks, a, [&](Value c) { body(single, c); });
+    return;
+  }
+  // Chunk-major: every partition's chunk c before any partition's chunk
+  // c + 1, so this role walks its work in the order every role does.
+  Value most =
+      snac::MaxChunksOp::create(b, loc, b.getIndexType(), sym(buffer), a.rank);
+  forRange(loc, most, a, [&](Value c) {
+    forRange(loc, a.n, a, [&](Value j) {
+      Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(),
+                                               sym(buffer), a.rank, j);
+      // Chunk c of partition j if it has one (V partitions differ in size):
+      // one trip when c < chunks, as the step `most` passes any bound.
+      auto loop = scf::ForOp::create(b, loc, c, chunks, most);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      body(j, loop.getInductionVar());
+    });
+  });
 }
 
 void ScheduleBuilder::buildStageRole() {
@@ -193,23 +224,18 @@ void ScheduleBuilder::buildStageRole() {
              rootOnly ? snac::Participants::root : snac::Participants::all,
              stageCtas, 0, a);
   // One partition for a packed input; n, one per destination, for scattered.
-  auto stagePartition = [&](Value k) {
-    Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(), sym("input"), a.rank, k);
-    Value consumers = consumersOfPartition(first, k, a);
-    forRange(loc, chunks, a, [&](Value c) {
-      Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym("staging"), c);
-      snac::AwaitOp::create(b, loc, sym("stage_free"), ValueRange{k, slot},
-                            Value(), consumerCount(first, a));
-      snac::CopyOp::create(b, loc, sym("input"), a.rank, k, c, sym("staging"),
-                           a.rank, k, c);
-      snac::NotifyOp::create(b, loc, sym("staged"), ValueRange{k, c},
-                             consumers);
-    });
-  };
-  if (fixedLayout(first.getInput()) == Layout::packed)
-    stagePartition(a.zero);
-  else
-    forRange(loc, a.n, a, stagePartition);
+  Value single =
+      fixedLayout(first.getInput()) == Layout::packed ? a.zero : Value();
+  forChunks(loc, "input", single, a, [&](Value k, Value c) {
+    Value slot =
+        snac::SlotOp::create(b, loc, b.getIndexType(), sym("staging"), c);
+    snac::AwaitOp::create(b, loc, sym("stage_free"), ValueRange{k, slot},
+                          Value(), consumerCount(first, a));
+    snac::CopyOp::create(b, loc, sym("input"), a.rank, k, c, sym("staging"),
+                         a.rank, k, c);
+    snac::NotifyOp::create(b, loc, sym("staged"), ValueRange{k, c},
+                           consumersOfPartition(first, k, a));
+  });
 }
 
 void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
@@ -254,8 +280,7 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
   if (fixedLayout(t.getOutput()) == Layout::packed) {
     // Packed output: one destination partition, fed by the partition q of
     // every producer (reduce) or of the root producer (copy).
-    Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(), sym(dst), a.rank, a.zero);
-    forRange(loc, chunks, a, [&](Value c) {
+    forChunks(loc, dst, a.zero, a, [&](Value, Value c) {
       Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym(src), c);
       if (t.getConsume() == ConsumeOp::reduce) {
         snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c},
@@ -285,18 +310,14 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
   // Scattered or transposed output: producer p's partition q lands in
   // partition p, in rank order.
   assert(t.getConsume() == ConsumeOp::copy && "verifier admits only copy");
-  forRanks(loc, producersOf(t, a), a, [&](Value p) {
-    Value chunks = snac::NumChunksOp::create(b, loc, b.getIndexType(), sym(dst), a.rank, p);
-    forRange(loc, chunks, a, [&](Value c) {
-      Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym(src), c);
-      snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c}, p,
-                            Value());
-      guardedWrite(p, c, [&] {
-        snac::CopyOp::create(b, loc, sym(src), p, q, c, sym(dst), a.rank, p,
-                             c);
-      });
-      snac::NotifyOp::create(b, loc, sym(srcFree), ValueRange{q, slot}, p);
+  forChunks(loc, dst, producersOf(t, a), a, [&](Value p, Value c) {
+    Value slot = snac::SlotOp::create(b, loc, b.getIndexType(), sym(src), c);
+    snac::AwaitOp::create(b, loc, sym(srcReady), ValueRange{q, c}, p,
+                          Value());
+    guardedWrite(p, c, [&] {
+      snac::CopyOp::create(b, loc, sym(src), p, q, c, sym(dst), a.rank, p, c);
     });
+    snac::NotifyOp::create(b, loc, sym(srcFree), ValueRange{q, slot}, p);
   });
 }
 

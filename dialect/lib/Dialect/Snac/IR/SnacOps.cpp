@@ -125,6 +125,10 @@ LogicalResult NumChunksOp::verify() {
   return lookupBuffer(*this, getBufferAttr());
 }
 
+LogicalResult MaxChunksOp::verify() {
+  return lookupBuffer(*this, getBufferAttr());
+}
+
 LogicalResult SlotOp::verify() { return lookupBuffer(*this, getBufferAttr()); }
 
 LogicalResult CopyOp::verify() {

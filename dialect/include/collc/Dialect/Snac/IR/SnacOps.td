@@ -157,6 +157,25 @@ def Snac_NumChunksOp : Snac_Op<"num_chunks", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Snac_MaxChunksOp : Snac_Op<"max_chunks", [Pure]> {
+  let summary = "Largest chunk count over the partitions of a buffer at a rank";
+  let description = [{
+    `max_j ceil(size_j / chunk)` over the partitions `j` of `buffer` at rank
+    `owner` (one for a packed layout, the world size otherwise), from the
+    run-time counts. It bounds a chunk-major walk of partitions whose sizes
+    differ (V layouts): chunk `c` of every partition before chunk `c + 1` of
+    any.
+
+    ```mlir
+    %mc = snac.max_chunks @input[%rank]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$buffer, Index:$owner);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$buffer `[` $owner `]` attr-dict";
+  let hasVerifier = 1;
+}
+
 def Snac_SlotOp : Snac_Op<"slot", [Pure]> {
   let summary = "The slot a chunk of a buffer occupies";
   let description = [{

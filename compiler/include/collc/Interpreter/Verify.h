@@ -1,0 +1,45 @@
+//===- Verify.h - prove a schedule before emitting it -----------*- C++ -*-===//
+//
+// The gate between the derivation and code generation: every schedule about
+// to become a kernel first runs in the reference interpreter, briefly but
+// adversarially (small worlds, slot reuse forced, several interleavings). A
+// schedule that deadlocks, races or computes a wrong output never reaches
+// the GPU, where it would hang or corrupt silently.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_INTERPRETER_VERIFY_H
+#define COLLC_INTERPRETER_VERIFY_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <cstdint>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace collc::interp {
+
+/// What verifyBeforeEmit did, per schedule.
+struct VerifyStats {
+  unsigned schedules = 0;
+  unsigned runs = 0;
+  double seconds = 0;
+};
+
+/// Simulates every snac.schedule of `module` at 2 and 3 ranks, two seeds
+/// each, with the schedule's own staging slots and with 1 and 2 (so slots
+/// are reused), skewed and uniform partition sizes, rotating the element
+/// types and interleaving strategies. For each schedule that fails, it
+/// reports an error at its collective (the spec's file:line:col) with the
+/// interpreter's first finding attached as a note; it fails if any did. With
+/// `report`, it prints one line per schedule that passed (runs and time).
+mlir::LogicalResult verifyBeforeEmit(mlir::ModuleOp module,
+                                     llvm::raw_ostream *report = nullptr,
+                                     VerifyStats *stats = nullptr);
+
+} // namespace collc::interp
+
+#endif // COLLC_INTERPRETER_VERIFY_H
