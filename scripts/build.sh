@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build collc, and compile the shipped
-# spec library (specs/*.coll) into out/.
-#   BUILD_DIR (default build), OUT_DIR (default out), JOBS (default nproc)
+# spec library (specs/*.coll) into module files, one per spec, for the
+# spec's targets (default sm_80, sm_90, sm_100), under out/modules/.
+#   BUILD_DIR (default build), OUT_DIR (default out), JOBS (default nproc),
+#   TARGETS   (comma-separated, e.g. sm_90: overrides the specs' targets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,13 +11,22 @@ bash scripts/install-deps.sh
 BUILD_DIR=${BUILD_DIR:-build}
 OUT_DIR=${OUT_DIR:-out}
 JOBS=${JOBS:-$(nproc)}
+TARGETS=${TARGETS:-}
 
+echo "build: collc and collc-opt in $BUILD_DIR/"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$BUILD_DIR" -j "$JOBS" collc collc-opt
+ninja -C "$BUILD_DIR" -j "$JOBS" collc collc-opt >/dev/null
 
-mkdir -p "$OUT_DIR"
+collc=("$BUILD_DIR/bin/collc" --emit=module --progress)
+[ -n "$TARGETS" ] && collc+=("--target=$TARGETS")
+modules="$OUT_DIR/modules"
+mkdir -p "$modules"
+start=$SECONDS
+made=()
 for spec in specs/*.coll; do
   name=$(basename "$spec" .coll)
-  "$BUILD_DIR/bin/collc" "$spec" --emit=coll -o "$OUT_DIR/$name.coll.mlir"
-  echo "collc: $spec -> $OUT_DIR/$name.coll.mlir ($(grep -c 'coll.collective' "$OUT_DIR/$name.coll.mlir") collectives)"
+  "${collc[@]}" "$spec" -o "$modules/$name.collcmod"
+  "$BUILD_DIR/bin/collc" --validate-module "$modules/$name.collcmod" >/dev/null
+  made+=("$name.collcmod ($(du -h "$modules/$name.collcmod" | cut -f1))")
 done
+echo "collc: ${#made[@]} modules in $modules/ ($((SECONDS - start)) s): ${made[*]}"

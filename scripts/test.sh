@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The test job: install dependencies, build everything, run the lit suite
-# (spec, dialect, tool and unit tests), then check that the runtime-only
-# build configures and compiles with CUDA and CMake alone.
+# The test job: install dependencies, build everything, check that the
+# runtime-only build configures and compiles with CUDA and CMake alone, run
+# the main job (scripts/build.sh: modules of the spec library), the lit suite
+# (spec, dialect, tool, interpreter, target and unit tests), and every command
+# of README.md's "Using collc" as written.
 #   BUILD_DIR (default build), JOBS (default nproc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +26,21 @@ cmake -S . -B "$RT_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 ninja -C "$RT_DIR" -j "$JOBS"
 echo "runtime-only build: OK ($RT_DIR)"
 
+# The main job, as a newcomer runs it (its modules are what the README's
+# commands use).
+BUILD_DIR="$BUILD_DIR" JOBS="$JOBS" bash scripts/build.sh
+
 log=$(mktemp)
 set +e
 /usr/lib/llvm-22/bin/lit -sv "$BUILD_DIR/test" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+bash scripts/check-readme.sh 2>&1 | tee -a "$log"
+readme_status=${PIPESTATUS[0]}
 set -e
 passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+readme_passed=$(grep -c '^PASS: readme:' "$log" || true)
+readme_failed=$(grep -c '^FAIL: readme:' "$log" || true)
 rm -f "$log"
-echo "${passed:-0} passed, ${failed:-0} failed"
-exit "$status"
+echo "$((${passed:-0} + readme_passed)) passed, $((${failed:-0} + readme_failed)) failed"
+[ "$status" -eq 0 ] && [ "$readme_status" -eq 0 ]

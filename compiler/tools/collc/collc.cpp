@@ -39,6 +39,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 using namespace mlir;
@@ -79,6 +80,12 @@ cl::opt<bool> enableMultimem(
     cl::desc("Compile the NVLink multicast (multimem) wrappers in (sm_90+). "
              "Opt-in: never run multicast on machines where it is not "
              "allowed"),
+    cl::init(false), cl::cat(collcCategory));
+cl::opt<bool> progress(
+    "progress",
+    cl::desc("With --emit=ptx|module: print one line per spec and target to "
+             "stderr (the collectives compiled, kernel count, and the time in "
+             "code generation, NVRTC and ptxas); NVRTC takes tens of seconds"),
     cl::init(false), cl::cat(collcCategory));
 cl::opt<std::string> validateModule(
     "validate-module", cl::desc("Check a module file and exit"),
@@ -209,12 +216,46 @@ static SmallVector<std::string> multimemDefines() {
   return {};
 }
 
+namespace {
+/// Seconds since construction, for --progress.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - start).count();
+    start = now;
+    return s;
+  }
+};
+
+/// The --progress line of one target: which collectives and how many
+/// kernels, printed before NVRTC starts (it takes tens of seconds); the
+/// times are appended when the target is done.
+void startProgress(StringRef spec, StringRef target, size_t targetIndex,
+                   size_t targetCount,
+                   const std::vector<cuda::KernelInfo> &kernels) {
+  SmallVector<StringRef> names;
+  for (const cuda::KernelInfo &k : kernels)
+    if (!llvm::is_contained(names, k.collective))
+      names.push_back(k.collective);
+  errs() << formatv("collc: {0} [{1}/{2}] {3}: {4} collectives ({5}), {6} "
+                    "kernels ...",
+                    spec, targetIndex + 1, targetCount, target, names.size(),
+                    llvm::join(names, ", "), kernels.size());
+  errs().flush();
+}
+} // namespace
+
 /// The CUDA stages: source, PTX or the module file, for every target.
 static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
                                  raw_ostream &os) {
   const MemoryBuffer *spec = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   std::vector<module::TargetImage> images;
-  for (StringRef name : coll::CollDialect::getTargets(module)) {
+  SmallVector<StringRef> targetNames(coll::CollDialect::getTargets(module));
+  StringRef specName = sys::path::filename(spec->getBufferIdentifier());
+  for (auto [targetIndex, name] : llvm::enumerate(targetNames)) {
+    Stopwatch clock;
     FailureOr<cuda::Target> target = cuda::parseTarget(name);
     if (failed(target))
       return module.emitError() << "unknown target '" << name << "'";
@@ -227,25 +268,40 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
       os << source << "\n";
       continue;
     }
+    const double emitSec = clock.lap();
+    if (progress)
+      startProgress(specName, name, targetIndex, targetNames.size(), kernels);
     std::string ptx, log;
     std::string program =
         (sys::path::stem(spec->getBufferIdentifier()) + "_" + name + ".cu")
             .str();
     if (!cuda::compileToPtx(source, program, *target, ptx, log,
                             multimemDefines())) {
+      if (progress)
+        errs() << " failed\n";
       return module.emitError()
              << "NVRTC failed to compile the generated CUDA for " << name
              << " (a collc bug; rerun with --emit=cuda to see the source):\n"
              << log;
     }
+    const double nvrtcSec = clock.lap();
     if (emitStage == Emit::Ptx) {
+      if (progress)
+        errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s\n", emitSec,
+                          nvrtcSec);
       os << "// target: " << name << "\n" << ptx << "\n";
       continue;
     }
     module::TargetImage image{*target, ptx, {}, std::move(kernels), {}};
-    if (!cuda::assemble(ptx, *target, image.cubin, image.resources, log))
+    if (!cuda::assemble(ptx, *target, image.cubin, image.resources, log)) {
+      if (progress)
+        errs() << " failed\n";
       return module.emitError() << "ptxas rejected the PTX for " << name
                                 << " (a collc bug):\n" << log;
+    }
+    if (progress)
+      errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s, ptxas {2:f1} s\n",
+                        emitSec, nvrtcSec, clock.lap());
     if (resourceReport)
       for (const cuda::ResourceUsage &r : image.resources) {
         int grid = 0;
