@@ -143,8 +143,13 @@ void runCounts(World &w) {
   cudaStream_t st = w.local[0].stream;
   collcStream_t s = reinterpret_cast<collcStream_t>(st);
   collcComm_t c0 = cf[0], v0 = cv[0];
-  const size_t edges[] = {SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 4,
-                          size_t(1) << 63, (SIZE_MAX / 2) + 1,
+  // SIZE_MAX / element size for 2- and 4-byte types; 2^63 (x 2 ranks
+  // wraps); 2^63 + 1 (x 2 bytes wraps); 2^62 + 1 (x 4 bytes wraps).
+  const size_t edges[] = {SIZE_MAX,
+                          SIZE_MAX / 2,
+                          SIZE_MAX / 4,
+                          size_t(1) << 63,
+                          (size_t(1) << 63) + 1,
                           (size_t(1) << 62) + 1};
   for (size_t e : edges) {
     char v[64];
