@@ -74,14 +74,14 @@ TEST(SpecParser, LocationsPointIntoTheSpec) {
 TEST(SpecParser, FileDefaultsAndClauses) {
   auto p = parse("target sm_90\ntypes f32\nranks 2, 8\npolicy ctas = 8\n"
                  "collective a = copy(packed -> scattered) types f8e4m3, bf16 "
-                 "policy ll_max_bytes = 64KiB\n");
+                 "policy chunk_bytes = 64KiB\n");
   ASSERT_TRUE(p->module);
   auto a = p->module->lookupSymbol<CollectiveOp>("a");
   EXPECT_EQ(a.getElementTypes().size(), 2u);
   EXPECT_EQ(a.getWorldSizes()[1], 8);
-  auto ll = a.getPolicyAttr().getAs<IntegerAttr>("ll_max_bytes");
-  ASSERT_TRUE(ll);
-  EXPECT_EQ(ll.getInt(), 65536);
+  auto chunk = a.getPolicyAttr().getAs<IntegerAttr>("chunk_bytes");
+  ASSERT_TRUE(chunk);
+  EXPECT_EQ(chunk.getInt(), 65536);
   EXPECT_EQ(CollDialect::getTargets(*p->module).front(), "sm_90");
 }
 
