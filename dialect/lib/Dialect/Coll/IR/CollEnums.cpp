@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -262,9 +263,12 @@ std::optional<std::string> checkPolicyEntry(StringRef key, Attribute value,
   // IR may carry a wider integer (an i128): out of range, never a crash in
   // getInt(). The spec parser passes the spelling of a literal too large
   // for 64 bits.
-  int64_t v = integer.getValue().getSignificantBits() <= 64
-                  ? integer.getValue().getSExtValue()
-                  : INT64_MAX;
+  SmallString<24> wide;
+  int64_t v = INT64_MAX;
+  if (integer.getValue().getSignificantBits() <= 64)
+    v = integer.getValue().getSExtValue();
+  else if (spelling.empty())
+    integer.getValue().toStringSigned(wide), spelling = wide;
   if (key == "staging_slots" && v == 0 && spelling.empty())
     return std::string("policy 'staging_slots = 0' (one slot per chunk) is "
                        "not implemented yet: the CUDA backend needs a "
