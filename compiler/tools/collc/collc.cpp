@@ -12,6 +12,7 @@
 #include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Interpreter/Passes.h"
+#include "collc/Spec/IRNesting.h"
 #include "collc/Spec/SpecParser.h"
 #include "collc/Target/Cuda/EmitCuda.h"
 #include "collc/Target/Cuda/Nvrtc.h"
@@ -144,6 +145,8 @@ static OwningOpRef<ModuleOp> loadInput(SourceMgr &sourceMgr,
                 (inputFormat == InputFormat::Auto && name.ends_with(".mlir"));
   if (!isMlir)
     return spec::parseSpec(sourceMgr, &context);
+  if (failed(spec::checkIRNesting(sourceMgr, &context)))
+    return nullptr;
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (module && failed(verify(*module)))
