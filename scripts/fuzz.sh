@@ -6,7 +6,9 @@
 # code), runs one nice'd job over the seed corpus (test/Fuzz/corpus, specs/,
 # test/Spec), prints the inputs executed and any findings (their inputs are
 # under build-fuzz/fuzz-findings/), and exits 1 on a finding.
-#   FUZZ_BUILD_DIR (default build-fuzz), JOBS (build, default 2)
+#   FUZZ_BUILD_DIR (default build-fuzz), JOBS (build, default 2),
+#   FUZZ_KEEP_CORPUS=1 to start from the last run's corpus (default: a fresh
+#   run from the seeds alone)
 # COLLC_FUZZ_SKIP_SIMULATION_FINDINGS=1 is temporary (until the derivation
 # fixes of issue 9 land): it does not stop on a schedule the interpreter
 # fails. An official run must not set it.
@@ -27,6 +29,7 @@ nice ninja -C "$dir" -j "${JOBS:-2}" collc-fuzz
 corpus="$dir/fuzz-corpus"       # what libFuzzer adds; the seeds stay as they are
 findings="$dir/fuzz-findings"
 rm -rf "$findings" "$dir"/fuzz-*.log
+[ -n "${FUZZ_KEEP_CORPUS:-}" ] || rm -rf "$corpus"
 mkdir -p "$corpus" "$findings"
 corpus=$(realpath "$corpus"); findings=$(realpath "$findings")
 if [ -n "${COLLC_FUZZ_SKIP_SIMULATION_FINDINGS:-}" ]; then
@@ -34,6 +37,7 @@ if [ -n "${COLLC_FUZZ_SKIP_SIMULATION_FINDINGS:-}" ]; then
        "that fail in the interpreter are not findings in this run" >&2
 fi
 echo "fuzz: running for ${seconds}s (log: $dir/fuzz-0.log)"
+start=$SECONDS
 set +e
 # LLVM's BumpPtrAllocator poisons its free space when compiled with ASan, as
 # collc's code is, but not in the uninstrumented libMLIR.so that shares it:
@@ -44,12 +48,13 @@ set +e
   -dict=../test/Fuzz/coll.dict -artifact_prefix="$findings/" \
   "$corpus" ../test/Fuzz/corpus ../specs ../test/Spec)
 set -e
+elapsed=$((SECONDS - start))
 
 log="$dir/fuzz-0.log"
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 found=$(find "$findings" -type f | wc -l)
-echo "fuzz: ${execs:-unknown} inputs executed in ${seconds}s;" \
-     "corpus $(find "$corpus" -type f | wc -l) new inputs; $found findings"
+echo "fuzz: ${execs:-unknown} inputs executed in ${elapsed}s;" \
+     "working corpus $(find "$corpus" -type f | wc -l) inputs; $found findings"
 if [ "$found" -ne 0 ] || [ -z "$execs" ]; then
   grep -h -A12 "FINDING\|ERROR: AddressSanitizer\|ERROR: libFuzzer" "$log" | head -60 >&2
   for f in "$findings"/*; do
