@@ -70,6 +70,8 @@ TEST(LayoutAlgebra, PolicyEntries) {
   EXPECT_FALSE(checkPolicyEntry("chunk_bytes", i64(1024)));
   EXPECT_TRUE(checkPolicyEntry("ctsa", i64(1)));
   EXPECT_FALSE(
+      checkPolicyEntry("protocol", mlir::StringAttr::get(&ctx, "flag")));
+  EXPECT_TRUE(
       checkPolicyEntry("protocol", mlir::StringAttr::get(&ctx, "ll")));
   EXPECT_TRUE(
       checkPolicyEntry("protocol", mlir::StringAttr::get(&ctx, "smoke")));

@@ -74,14 +74,14 @@ TEST(SpecParser, LocationsPointIntoTheSpec) {
 TEST(SpecParser, FileDefaultsAndClauses) {
   auto p = parse("target sm_90\ntypes f32\nranks 2, 8\npolicy ctas = 8\n"
                  "collective a = copy(packed -> scattered) types f8e4m3, bf16 "
-                 "policy ll_max_bytes = 64KiB\n");
+                 "policy chunk_bytes = 64KiB\n");
   ASSERT_TRUE(p->module);
   auto a = p->module->lookupSymbol<CollectiveOp>("a");
   EXPECT_EQ(a.getElementTypes().size(), 2u);
   EXPECT_EQ(a.getWorldSizes()[1], 8);
-  auto ll = a.getPolicyAttr().getAs<IntegerAttr>("ll_max_bytes");
-  ASSERT_TRUE(ll);
-  EXPECT_EQ(ll.getInt(), 65536);
+  auto chunk = a.getPolicyAttr().getAs<IntegerAttr>("chunk_bytes");
+  ASSERT_TRUE(chunk);
+  EXPECT_EQ(chunk.getInt(), 65536);
   EXPECT_EQ(CollDialect::getTargets(*p->module).front(), "sm_90");
 }
 
@@ -99,6 +99,39 @@ TEST(SpecParser, EveryBadLineIsReported) {
                  "collective b = move(packed -> scattered)\n");
   EXPECT_FALSE(p->module);
   EXPECT_EQ(p->errors.size(), 2u);
+}
+
+// Resolution through aliases (iterative since a long chain overflowed the
+// stack): a transform keeps the collective that wrote it inline as its
+// origin, and takes the location of the reference in the composing line.
+TEST(SpecParser, AliasesKeepOriginAndTakeTheReferenceLocation) {
+  auto p = parse("collective ar = b then ag\n"
+                 "collective b = rs\n"
+                 "collective rs = reduce<sum>(scattered -> packed)\n"
+                 "collective ag = copy(packed -> scattered)\n");
+  ASSERT_TRUE(p->module) << (p->errors.empty() ? "" : p->errors.front());
+  auto ts = p->module->lookupSymbol<CollectiveOp>("ar").getTransforms();
+  ASSERT_EQ(ts.size(), 2u);
+  EXPECT_EQ(ts[0].getOriginAttr().getValue(), "rs");
+  EXPECT_EQ(ts[1].getOriginAttr().getValue(), "ag");
+  auto loc = llvm::cast<FileLineColLoc>(ts[0].getLoc());
+  EXPECT_EQ(loc.getLine(), 1u);
+  EXPECT_EQ(loc.getColumn(), 17u);
+  auto b = p->module->lookupSymbol<CollectiveOp>("b").getTransforms();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].getOriginAttr().getValue(), "rs");
+}
+
+// A failed name is reported once, not once per collective that uses it.
+TEST(SpecParser, OneErrorPerMistake) {
+  auto p = parse("collective a = c\n"
+                 "collective b = a\n"
+                 "collective d = a then b\n"
+                 "collective c = nope\n");
+  EXPECT_FALSE(p->module);
+  ASSERT_EQ(p->errors.size(), 1u);
+  EXPECT_NE(p->errors[0].find("undefined collective 'nope'"),
+            std::string::npos);
 }
 
 } // namespace

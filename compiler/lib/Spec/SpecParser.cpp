@@ -53,6 +53,11 @@ struct Token {
   Kind kind = Eof;
   StringRef text;
   int64_t value = 0; // For integers.
+  /// An integer whose value does not fit in 64 bits (`value` is saturated).
+  bool outOfRange = false;
+  /// An Error token that looks like a size with a decimal or misspelled
+  /// unit (64KB): `suggestion` is the binary spelling (64KiB).
+  std::string suggestion;
 
   bool is(Kind k) const { return kind == k; }
   bool isKeyword(StringRef kw) const {
@@ -60,14 +65,54 @@ struct Token {
   }
 };
 
-static StringRef describe(const Token &tok) {
+/// The first character of `text` for a message: printable ASCII as itself,
+/// anything else (invisible, control, non-ASCII) as U+XXXX with a name where
+/// one helps, so a no-break space or a byte order mark can be seen.
+static std::string escapeCharacter(StringRef text) {
+  unsigned char first = text.empty() ? 0 : text.front();
+  if (first > 0x20 && first < 0x7F)
+    return ("'" + text.take_front(1) + "'").str();
+  llvm::UTF32 cp = first;
+  if (first >= 0x80) {
+    const auto *src = reinterpret_cast<const llvm::UTF8 *>(text.begin());
+    const auto *end = reinterpret_cast<const llvm::UTF8 *>(text.end());
+    if (llvm::convertUTF8Sequence(&src, end, &cp, llvm::strictConversion) !=
+        llvm::conversionOK)
+      cp = first;
+  }
+  std::string s = "U+" + llvm::utohexstr(cp, false, 4);
+  StringRef name = llvm::StringSwitch<StringRef>(s)
+                       .Case("U+000B", "vertical tab")
+                       .Case("U+000C", "form feed")
+                       .Case("U+00A0", "no-break space")
+                       .Case("U+00AD", "soft hyphen")
+                       .Case("U+200B", "zero-width space")
+                       .Case("U+200C", "zero-width non-joiner")
+                       .Case("U+200D", "zero-width joiner")
+                       .Case("U+2060", "word joiner")
+                       .Case("U+202F", "narrow no-break space")
+                       .Case("U+3000", "ideographic space")
+                       .Case("U+FEFF", "byte order mark")
+                       .Case("U+2192", "rightwards arrow")
+                       .Case("U+2212", "minus sign")
+                       .Default("");
+  if (!name.empty())
+    s += (" (" + name + ")").str();
+  return s;
+}
+
+static std::string describe(const Token &tok) {
   switch (tok.kind) {
   case Token::Eof:
-    return "end of file";
+    return "'end of file'";
   case Token::Newline:
-    return "end of line";
+    return "'end of line'";
+  case Token::Error:
+    if (llvm::all_of(tok.text, [](char c) { return c > 0x20 && c < 0x7F; }))
+      return ("'" + tok.text + "'").str();
+    return escapeCharacter(tok.text);
   default:
-    return tok.text;
+    return ("'" + tok.text + "'").str();
   }
 }
 
@@ -103,6 +148,10 @@ public:
       return make(Token::Identifier, start);
     }
     if (isdigit(static_cast<unsigned char>(c)))
+      return lexInteger(start);
+    // A negative number is lexed as one so a range check can report it.
+    if (c == '-' && cur < buffer.end() &&
+        isdigit(static_cast<unsigned char>(*cur)))
       return lexInteger(start);
     switch (c) {
     case '=':
@@ -140,26 +189,46 @@ private:
     return tok;
   }
 
-  /// Integers may carry a binary size suffix: 64KiB, 1MiB, 2GiB.
+  /// Integers may carry a binary size suffix: 64KiB, 1MiB, 2GiB. A value
+  /// too large for 64 bits is still an integer (out of range, reported by
+  /// the parser with the range it needed); a decimal or lower-case unit is
+  /// an error that suggests the binary one.
   Token lexInteger(const char *start) {
     while (cur < buffer.end() && isalnum(static_cast<unsigned char>(*cur)))
       ++cur;
     Token tok = make(Token::Integer, start);
-    StringRef digits = tok.text.take_while(
+    bool negative = tok.text.starts_with("-");
+    StringRef number = tok.text.drop_front(negative ? 1 : 0);
+    StringRef digits = number.take_while(
         [](char ch) { return isdigit(static_cast<unsigned char>(ch)); });
-    StringRef suffix = tok.text.drop_front(digits.size());
+    StringRef suffix = number.drop_front(digits.size());
     unsigned shift = llvm::StringSwitch<unsigned>(suffix)
                          .Case("", 0)
                          .Case("KiB", 10)
                          .Case("MiB", 20)
                          .Case("GiB", 30)
                          .Default(~0u);
-    uint64_t v;
-    if (shift == ~0u || digits.getAsInteger(10, v) || v > (uint64_t(INT64_MAX) >> shift)) {
+    if (shift == ~0u) {
+      StringRef unit = llvm::StringSwitch<StringRef>(suffix.lower())
+                           .Cases({"k", "kb", "kib"}, "KiB")
+                           .Cases({"m", "mb", "mib"}, "MiB")
+                           .Cases({"g", "gb", "gib"}, "GiB")
+                           .Default("");
+      if (!unit.empty())
+        tok.suggestion = (tok.text.drop_back(suffix.size()) + unit).str();
       tok.kind = Token::Error;
       return tok;
     }
+    // Digits alone: too long for 64 bits is out of range, not malformed.
+    uint64_t v;
+    if (digits.getAsInteger(10, v) || v > (uint64_t(INT64_MAX) >> shift)) {
+      tok.outOfRange = true;
+      tok.value = negative ? INT64_MIN : INT64_MAX;
+      return tok;
+    }
     tok.value = static_cast<int64_t>(v << shift);
+    if (negative)
+      tok.value = -tok.value;
     return tok;
   }
 
@@ -207,6 +276,9 @@ struct ResolvedTransform {
 
 class SpecParser {
 public:
+  /// Errors reported before giving up: all of a file's mistakes, not a flood.
+  static constexpr unsigned kMaxErrors = 20;
+
   SpecParser(llvm::SourceMgr &sourceMgr, MLIRContext *ctx)
       : sourceMgr(sourceMgr), ctx(ctx),
         buffer(sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())),
@@ -218,9 +290,40 @@ private:
   // Locations and diagnostics.
   Location locOf(const char *ptr);
   Location locOf(const Token &tok) { return locOf(tok.text.data()); }
+  /// An error at `tok`. A token the lexer already knows is wrong (a size
+  /// with a decimal unit, an invisible or non-ASCII character) gets the
+  /// lexer's message instead of the caller's, which is then dropped: "got
+  /// U+00A0" says less than why.
   InFlightDiagnostic error(const Token &tok) {
     ++numErrors;
+    if (tok.is(Token::Error)) {
+      if (!tok.suggestion.empty()) {
+        emitError(locOf(tok)) << "'" << tok.text << "' is not a size; write "
+                              << tok.suggestion
+                              << " (sizes take the binary units KiB, MiB, "
+                                 "GiB)";
+        return InFlightDiagnostic();
+      }
+      unsigned char c = tok.text.front();
+      if (c <= 0x20 || c >= 0x7F) {
+        std::string shown = escapeCharacter(tok.text);
+        StringRef hint = "outside comments a spec is ASCII, with spaces and "
+                         "tabs between words";
+        if (StringRef(shown).starts_with("U+2192"))
+          hint = "write the arrow as '->'";
+        else if (StringRef(shown).ends_with("space)"))
+          hint = "retype it as a plain space";
+        emitError(locOf(tok))
+            << "unexpected character " << shown << "; " << hint;
+        return InFlightDiagnostic();
+      }
+    }
     return emitError(locOf(tok));
+  }
+  /// An error found after parsing (name resolution), counted like the others.
+  InFlightDiagnostic error(Location loc) {
+    ++numErrors;
+    return emitError(loc);
   }
 
   void consume() { tok = lexer.next(); }
@@ -243,7 +346,7 @@ private:
   LogicalResult parseTransform(TransformSpec &spec);
   LogicalResult parseLayout(Layout &layout);
 
-  LogicalResult resolve(StringRef name, SmallVectorImpl<StringRef> &stack,
+  LogicalResult resolve(StringRef rootName,
                         SmallVectorImpl<ResolvedTransform> &out);
   OwningOpRef<ModuleOp> build();
 
@@ -279,14 +382,14 @@ LogicalResult SpecParser::expect(Token::Kind kind, StringRef what) {
     consume();
     return success();
   }
-  error(tok) << "expected " << what << ", got '" << describe(tok) << "'";
+  error(tok) << "expected " << what << ", got " << describe(tok);
   return failure();
 }
 
 LogicalResult SpecParser::expectEndOfLine(StringRef after) {
   if (tok.is(Token::Newline) || tok.is(Token::Eof))
     return success();
-  error(tok) << "unexpected '" << describe(tok) << "' after " << after
+  error(tok) << "unexpected " << describe(tok) << " after " << after
              << "; expected end of line";
   return failure();
 }
@@ -327,7 +430,7 @@ OwningOpRef<ModuleOp> SpecParser::parse() {
     }
     if (failed(parseStatement())) {
       // Report every bad line, but do not bury the first error.
-      if (numErrors >= 20) {
+      if (numErrors >= kMaxErrors) {
         emitError(locOf(tok)) << "too many errors, stopping";
         return nullptr;
       }
@@ -349,11 +452,11 @@ OwningOpRef<ModuleOp> SpecParser::parse() {
 LogicalResult SpecParser::parseStatement() {
   if (!tok.is(Token::Identifier)) {
     if (tok.is(Token::Error))
-      error(tok) << "unexpected character '" << tok.text << "'";
+      error(tok) << "unexpected character " << describe(tok);
     else
       error(tok) << "expected a statement (collective, target, types, ranks "
-                    "or policy), got '"
-                 << describe(tok) << "'";
+                    "or policy), got "
+                 << describe(tok);
     return failure();
   }
   StringRef keyword = tok.text;
@@ -397,8 +500,7 @@ LogicalResult SpecParser::parseTargets() {
   llvm::StringMap<bool> seen;
   do {
     if (!tok.is(Token::Identifier)) {
-      error(tok) << "expected a target such as sm_90, got '" << describe(tok)
-                 << "'";
+      error(tok) << "expected a target such as sm_90, got " << describe(tok);
       return failure();
     }
     if (!isSupportedTarget(tok.text)) {
@@ -420,7 +522,7 @@ LogicalResult SpecParser::parseTypeList(SmallVector<Attribute> &types) {
   do {
     if (!tok.is(Token::Identifier)) {
       error(tok) << "expected an element type (" << supportedElementTypesText()
-                 << "), got '" << describe(tok) << "'";
+                 << "), got " << describe(tok);
       return failure();
     }
     Type type = parseElementTypeSpelling(ctx, tok.text);
@@ -443,13 +545,13 @@ LogicalResult SpecParser::parseTypeList(SmallVector<Attribute> &types) {
 LogicalResult SpecParser::parseRankList(SmallVector<int64_t> &ranks) {
   do {
     if (!tok.is(Token::Integer)) {
-      error(tok) << "expected a world size (an integer), got '"
-                 << describe(tok) << "'";
+      error(tok) << "expected a world size (an integer), got "
+                 << describe(tok);
       return failure();
     }
-    if (tok.value < 1 || tok.value > kMaxWorldSize) {
-      error(tok) << "world size must be in [1, " << kMaxWorldSize << "], got "
-                 << tok.text;
+    if (tok.outOfRange || tok.value < 1 || tok.value > kMaxWorldSize) {
+      error(tok) << "world size " << tok.text << " is out of range; it must "
+                 << "be in [1, " << kMaxWorldSize << "]";
       return failure();
     }
     if (llvm::is_contained(ranks, tok.value)) {
@@ -465,7 +567,7 @@ LogicalResult SpecParser::parseRankList(SmallVector<int64_t> &ranks) {
 LogicalResult SpecParser::parsePolicyList(NamedAttrList &policy) {
   do {
     if (!tok.is(Token::Identifier)) {
-      error(tok) << "expected a policy key, got '" << describe(tok) << "'";
+      error(tok) << "expected a policy key, got " << describe(tok);
       return failure();
     }
     Token key = tok;
@@ -478,11 +580,12 @@ LogicalResult SpecParser::parsePolicyList(NamedAttrList &policy) {
     else if (tok.is(Token::Identifier))
       value = StringAttr::get(ctx, tok.text);
     else {
-      error(tok) << "expected a policy value (an integer or a name), got '"
-                 << describe(tok) << "'";
+      error(tok) << "expected a policy value (an integer or a name), got "
+                 << describe(tok);
       return failure();
     }
-    if (auto problem = checkPolicyEntry(key.text, value)) {
+    if (auto problem = checkPolicyEntry(key.text, value,
+                                        tok.outOfRange ? tok.text : "")) {
       // Point at the key for unknown keys, at the value for bad values.
       error(isKnownPolicyKey(key.text) ? tok : key) << *problem;
       return failure();
@@ -509,8 +612,8 @@ static bool isReservedWord(StringRef word) {
 LogicalResult SpecParser::parseCollective() {
   consume(); // 'collective'
   if (!tok.is(Token::Identifier)) {
-    error(tok) << "expected a collective name after 'collective', got '"
-               << describe(tok) << "'";
+    error(tok) << "expected a collective name after 'collective', got "
+               << describe(tok);
     return failure();
   }
   if (isReservedWord(tok.text)) {
@@ -585,8 +688,8 @@ LogicalResult SpecParser::parseCollective() {
 LogicalResult SpecParser::parseTerm(Term &term) {
   if (!tok.is(Token::Identifier)) {
     error(tok) << "expected a transform such as copy(packed -> scattered) or "
-                  "a collective name, got '"
-               << describe(tok) << "'";
+                  "a collective name, got "
+               << describe(tok);
     return failure();
   }
   Token after = lexer.peek();
@@ -617,8 +720,8 @@ LogicalResult SpecParser::parseTransform(TransformSpec &spec) {
   if (tok.is(Token::Less)) {
     consume();
     if (!tok.is(Token::Identifier)) {
-      error(tok) << "expected a reduction operator (sum, max, min, avg), got '"
-                 << describe(tok) << "'";
+      error(tok) << "expected a reduction operator (sum, max, min, avg), got "
+                 << describe(tok);
       return failure();
     }
     std::optional<Reduction> red = symbolizeReduction(tok.text);
@@ -644,12 +747,16 @@ LogicalResult SpecParser::parseTransform(TransformSpec &spec) {
     std::optional<Root> root =
         tok.is(Token::Identifier) ? symbolizeRoot(tok.text) : std::nullopt;
     if (!root || *root == Root::none) {
-      error(tok) << "expected a root role (producer or consumer), got '"
-                 << describe(tok) << "'";
+      error(tok) << "expected a root role (producer or consumer), got "
+                 << describe(tok);
       return failure();
     }
     spec.root = root;
     consume();
+    if (tok.isKeyword("root")) {
+      error(tok) << "'root' is given twice; a transform has one root role";
+      return failure();
+    }
   }
   return success();
 }
@@ -663,7 +770,7 @@ LogicalResult SpecParser::parseLayout(Layout &layout) {
                  << "'; expected packed, scattered, transposed, packed_v, "
                     "scattered_v or transposed_v";
     else
-      error(tok) << "expected a layout, got '" << describe(tok) << "'";
+      error(tok) << "expected a layout, got " << describe(tok);
     return failure();
   }
   layout = *parsed;
@@ -671,81 +778,138 @@ LogicalResult SpecParser::parseLayout(Layout &layout) {
   return success();
 }
 
-/// Flattens collective `name` to its transforms. `stack` holds the names
-/// being resolved, to report a cycle with its path.
-LogicalResult SpecParser::resolve(StringRef name,
-                                  SmallVectorImpl<StringRef> &stack,
+/// Appends the transforms of a referenced collective to `into`. They take
+/// the reference's location, so composition errors point at the line that
+/// composes them, and remember the collective that wrote them inline.
+static void appendReferenced(ArrayRef<ResolvedTransform> sub, const Term &term,
+                             SmallVectorImpl<ResolvedTransform> &into) {
+  for (ResolvedTransform t : sub) {
+    t.loc = term.loc;
+    if (t.origin.empty())
+      t.origin = term.name;
+    into.push_back(t);
+  }
+}
+
+/// "a -> b -> c -> a", with the middle of a long cycle elided.
+static std::string cyclePath(ArrayRef<StringRef> names) {
+  constexpr size_t kEnds = 4;
+  std::string path;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names.size() > 3 * kEnds && i == kEnds) {
+      path += "... (" + std::to_string(names.size() - 2 * kEnds) +
+              " more) -> ";
+      i = names.size() - kEnds - 1;
+      continue;
+    }
+    path += (names[i] + (i + 1 < names.size() ? " -> " : "")).str();
+  }
+  return path;
+}
+
+/// Flattens collective `rootName` to its transforms. The walk keeps its own
+/// stack: a chain of aliases is as deep as the file is long, and recursion
+/// on it overflowed the native stack (a spec must never crash collc).
+LogicalResult SpecParser::resolve(StringRef rootName,
                                   SmallVectorImpl<ResolvedTransform> &out) {
-  auto done = resolved.find(name);
+  auto done = resolved.find(rootName);
   if (done != resolved.end()) {
     out.append(done->second.begin(), done->second.end());
     return success();
   }
   // Already reported: one error per mistake, not one per reference.
-  if (failedNames.contains(name))
+  if (failedNames.contains(rootName))
     return failure();
-  const CollectiveDecl &decl = decls[declIndex.lookup(name)];
-  stack.push_back(name);
-  SmallVector<ResolvedTransform, 2> mine;
-  for (const Term &term : decl.terms) {
-    if (term.transform) {
-      mine.push_back({*term.transform, term.loc, StringRef()});
+
+  struct Frame {
+    const CollectiveDecl *decl;
+    size_t next = 0; // The next term to resolve.
+    SmallVector<ResolvedTransform, 2> mine;
+  };
+  SmallVector<Frame> stack;
+  llvm::StringMap<size_t> depthOf; // The names on the stack.
+  auto push = [&](StringRef name) {
+    depthOf[name] = stack.size();
+    stack.push_back(Frame{&decls[declIndex.lookup(name)], 0, {}});
+  };
+  // Every collective being resolved depends on the one that failed.
+  auto fail = [&] {
+    for (const Frame &f : stack)
+      failedNames.insert(f.decl->name);
+    return failure();
+  };
+
+  push(rootName);
+  while (true) {
+    Frame &frame = stack.back();
+    const CollectiveDecl &decl = *frame.decl;
+    if (frame.next == decl.terms.size()) {
+      if (frame.mine.size() > 2) {
+        error(decl.terms.back().loc)
+            << "collective '" << decl.name << "' composes "
+            << frame.mine.size()
+            << " transforms; a collective is one transform or a composition "
+               "of two";
+        return fail();
+      }
+      SmallVector<ResolvedTransform, 2> mine = std::move(frame.mine);
+      resolved[decl.name] = mine;
+      depthOf.erase(decl.name);
+      stack.pop_back();
+      if (stack.empty()) {
+        out.append(mine.begin(), mine.end());
+        return success();
+      }
+      Frame &parent = stack.back();
+      appendReferenced(mine, parent.decl->terms[parent.next - 1],
+                       parent.mine);
       continue;
     }
-    auto target = declIndex.find(term.name);
-    if (target == declIndex.end()) {
-      auto diag = emitError(term.loc)
+
+    const Term &term = decl.terms[frame.next++];
+    if (term.transform) {
+      frame.mine.push_back({*term.transform, term.loc, StringRef()});
+      continue;
+    }
+    auto known = resolved.find(term.name);
+    if (known != resolved.end()) {
+      appendReferenced(known->second, term, frame.mine);
+      continue;
+    }
+    if (failedNames.contains(term.name))
+      return fail();
+    if (!declIndex.count(term.name)) {
+      auto diag = error(term.loc)
                   << "undefined collective '" << term.name << "'";
-      // Suggest a near miss: typos in names are the common case.
+      // Suggest a near miss: typos in names are the common case. Long names
+      // are skipped: the edit distance is quadratic in their length.
       StringRef best;
       unsigned bestDistance = 3;
-      for (const CollectiveDecl &d : decls) {
-        unsigned dist = term.name.edit_distance(d.name, true, bestDistance);
-        if (dist < bestDistance)
-          bestDistance = dist, best = d.name;
-      }
+      if (term.name.size() <= 64)
+        for (const CollectiveDecl &d : decls) {
+          if (d.name.size() > 64)
+            continue;
+          unsigned dist = term.name.edit_distance(d.name, true, bestDistance);
+          if (dist < bestDistance)
+            bestDistance = dist, best = d.name;
+        }
       if (!best.empty())
         diag << "; did you mean '" << best << "'?";
-      failedNames.insert(name);
-      return failure();
+      return fail();
     }
-    if (llvm::is_contained(stack, term.name)) {
-      std::string path;
-      auto from = llvm::find(stack, term.name);
-      for (auto it = from; it != stack.end(); ++it)
-        path += (*it + " -> ").str();
-      path += term.name.str();
-      emitError(term.loc) << "collective '" << decl.name
-                          << "' is defined in terms of itself: " << path;
-      failedNames.insert(name);
-      return failure();
+    auto onStack = depthOf.find(term.name);
+    if (onStack != depthOf.end()) {
+      SmallVector<StringRef> path;
+      for (size_t i = onStack->second; i < stack.size(); ++i)
+        path.push_back(stack[i].decl->name);
+      path.push_back(term.name);
+      error(term.loc) << "collective '" << decl.name
+                      << "' is defined in terms of itself: "
+                      << cyclePath(path);
+      return fail();
     }
-    SmallVector<ResolvedTransform, 2> sub;
-    if (failed(resolve(term.name, stack, sub))) {
-      failedNames.insert(name);
-      return failure();
-    }
-    // The transforms take this reference's location, so composition errors
-    // point at the line that composes them.
-    for (ResolvedTransform &t : sub) {
-      t.loc = term.loc;
-      if (t.origin.empty())
-        t.origin = term.name;
-      mine.push_back(t);
-    }
+    push(term.name); // `frame` and `decl` are not used past this point.
   }
-  stack.pop_back();
-  if (mine.size() > 2) {
-    failedNames.insert(name);
-    emitError(decl.terms.back().loc)
-        << "collective '" << decl.name << "' composes " << mine.size()
-        << " transforms; a collective is one transform or a composition of "
-           "two";
-    return failure();
-  }
-  resolved[name] = mine;
-  out.append(mine.begin(), mine.end());
-  return success();
 }
 
 OwningOpRef<ModuleOp> SpecParser::build() {
@@ -782,10 +946,13 @@ OwningOpRef<ModuleOp> SpecParser::build() {
   builder.setInsertionPointToEnd(m.getBody());
   bool ok = true;
   for (const CollectiveDecl &decl : decls) {
-    SmallVector<StringRef> stack;
     SmallVector<ResolvedTransform, 2> transforms;
-    if (failed(resolve(decl.name, stack, transforms))) {
+    if (failed(resolve(decl.name, transforms))) {
       ok = false;
+      if (numErrors >= kMaxErrors) {
+        emitError(decl.loc) << "too many errors, stopping";
+        return nullptr;
+      }
       continue;
     }
     ArrayRef<Attribute> types = decl.types ? *decl.types : defaultTypes;

@@ -14,6 +14,7 @@
 #include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Passes.h"
 #include "collc/Interpreter/Verify.h"
+#include "collc/Spec/IRNesting.h"
 #include "collc/Spec/SpecParser.h"
 #include "collc/Target/Cuda/EmitCuda.h"
 #include "collc/Target/Cuda/Nvrtc.h"
@@ -183,6 +184,8 @@ static OwningOpRef<ModuleOp> loadInput(SourceMgr &sourceMgr,
                 (inputFormat == InputFormat::Auto && name.ends_with(".mlir"));
   if (!isMlir)
     return spec::parseSpec(sourceMgr, &context);
+  if (failed(spec::checkIRNesting(sourceMgr, &context)))
+    return nullptr;
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (module && failed(verify(*module)))

@@ -183,8 +183,8 @@ module attributes {coll.targets = "sm_90"} {
 
 // -----
 
-// expected-error@+1 {{module policy: policy 'path' expects one of auto, one_hop, two_hop}}
-module attributes {coll.policy = {path = "three_hop"}} {
+// expected-error@+1 {{module policy: policy 'protocol' expects one of auto, flag}}
+module attributes {coll.policy = {protocol = "smoke_signals"}} {
 }
 
 // -----

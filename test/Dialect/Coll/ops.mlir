@@ -12,10 +12,10 @@ coll.collective @all_gather types [bf16, f8E4M3FN, f8E5M2] ranks [2, 4, 8] {
   coll.transform copy packed -> scattered
 }
 
-// CHECK-LABEL: coll.collective @all_reduce types [f32] ranks [2] policy {chunk_bytes = 65536 : i64, protocol = "ll"} {
+// CHECK-LABEL: coll.collective @all_reduce types [f32] ranks [2] policy {chunk_bytes = 65536 : i64, protocol = "flag"} {
 // CHECK-NEXT:    coll.transform reduce<sum> scattered -> packed {origin = @reduce_scatter}
 // CHECK-NEXT:    coll.transform copy packed -> scattered {origin = @all_gather}
-coll.collective @all_reduce types [f32] ranks [2] policy {chunk_bytes = 65536 : i64, protocol = "ll"} {
+coll.collective @all_reduce types [f32] ranks [2] policy {chunk_bytes = 65536 : i64, protocol = "flag"} {
   coll.transform reduce<sum> scattered -> packed {origin = @reduce_scatter}
   coll.transform copy packed -> scattered {origin = @all_gather}
 }

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -143,40 +144,53 @@ StringRef supportedTargetsText() {
 }
 
 namespace {
-enum class PolicyKind { PositiveInt, NonNegativeInt, PowerOfTwo, Choice };
+enum class PolicyKind { PositiveInt, PowerOfTwo, Choice, NotImplemented };
 struct PolicyKey {
   const char *name;
   PolicyKind kind;
-  int64_t max;                  // For integers: the inclusive upper bound.
+  int64_t min, max;             // For integers: the inclusive range.
   const char *const *choices;   // For choices: null-terminated list.
-  const char *doc;
+  const char *doc;              // NotImplemented: why it is refused.
+};
+/// A value of a choice key that the language names but nothing implements.
+struct RefusedChoice {
+  const char *key, *value, *reason;
 };
 } // namespace
 
-static const char *const kProtocolChoices[] = {"auto", "ll", "flag",
-                                               "sentinel", nullptr};
-static const char *const kPathChoices[] = {"auto", "one_hop", "two_hop",
-                                           nullptr};
-static const char *const kDirectionChoices[] = {"auto", "pull", "push",
-                                                nullptr};
+// Only what changes the generated code is accepted: a key that did nothing
+// would let a user tune a knob that is not connected. Keys the performance
+// work will bring back are refused with the reason until each has an effect.
+// `flag` is the only readiness encoding the backend lowers, so `auto` and
+// `flag` both mean it (an honest no-op: there is nothing else to pick).
+static const char *const kProtocolChoices[] = {"auto", "flag", nullptr};
 
 static const PolicyKey kPolicyKeys[] = {
-    {"ctas", PolicyKind::PositiveInt, 1024, nullptr,
+    {"ctas", PolicyKind::PositiveInt, 1, 1024, nullptr,
      "CTA budget per kernel"},
-    {"chunk_bytes", PolicyKind::PowerOfTwo, int64_t(1) << 30, nullptr,
+    {"chunk_bytes", PolicyKind::PowerOfTwo, 1, int64_t(1) << 30, nullptr,
      "bytes per SNAC chunk"},
-    {"pipeline_stages", PolicyKind::PositiveInt, 16, nullptr,
-     "Atom pipeline depth"},
-    {"staging_slots", PolicyKind::NonNegativeInt, 1 << 20, nullptr,
-     "chunk slots per staging partition (0: one per chunk)"},
-    {"ll_max_bytes", PolicyKind::NonNegativeInt, int64_t(1) << 30, nullptr,
-     "largest message sent with LL packets"},
-    {"one_hop_max_bytes", PolicyKind::NonNegativeInt, int64_t(1) << 40,
-     nullptr, "largest message sent on the one-hop path"},
-    {"protocol", PolicyKind::Choice, 0, kProtocolChoices,
+    {"staging_slots", PolicyKind::PositiveInt, 1, 1 << 20, nullptr,
+     "chunk slots per staging partition"},
+    {"protocol", PolicyKind::Choice, 0, 0, kProtocolChoices,
      "readiness encoding"},
-    {"path", PolicyKind::Choice, 0, kPathChoices, "one-hop or two-hop"},
-    {"direction", PolicyKind::Choice, 0, kDirectionChoices, "pull or push"},
+    {"pipeline_stages", PolicyKind::NotImplemented, 0, 0, nullptr,
+     "the device code picks its pipeline depth from shared memory"},
+    {"ll_max_bytes", PolicyKind::NotImplemented, 0, 0, nullptr,
+     "collc has no LL protocol yet"},
+    {"one_hop_max_bytes", PolicyKind::NotImplemented, 0, 0, nullptr,
+     "collc derives one path"},
+    {"path", PolicyKind::NotImplemented, 0, 0, nullptr,
+     "collc derives one path"},
+    {"direction", PolicyKind::NotImplemented, 0, 0, nullptr,
+     "collc derives one direction of data movement"},
+};
+
+static const RefusedChoice kRefusedChoices[] = {
+    {"protocol", "ll",
+     "the CUDA backend lowers flag readiness only; use flag or auto"},
+    {"protocol", "sentinel",
+     "the CUDA backend lowers flag readiness only; use flag or auto"},
 };
 
 static const PolicyKey *findPolicyKey(StringRef key) {
@@ -186,12 +200,17 @@ static const PolicyKey *findPolicyKey(StringRef key) {
   return nullptr;
 }
 
-bool isKnownPolicyKey(StringRef key) { return findPolicyKey(key); }
+bool isKnownPolicyKey(StringRef key) {
+  const PolicyKey *k = findPolicyKey(key);
+  return k && k->kind != PolicyKind::NotImplemented;
+}
 
 StringRef knownPolicyKeysText() {
   static const std::string text = [] {
     std::string s;
     for (const PolicyKey &k : kPolicyKeys) {
+      if (k.kind == PolicyKind::NotImplemented)
+        continue;
       if (!s.empty())
         s += ", ";
       s += k.name;
@@ -211,31 +230,57 @@ static std::string choicesText(const char *const *choices) {
   return s;
 }
 
-std::optional<std::string> checkPolicyEntry(StringRef key, Attribute value) {
+std::optional<std::string> checkPolicyEntry(StringRef key, Attribute value,
+                                            StringRef spelling) {
   const PolicyKey *found = findPolicyKey(key);
   if (!found)
     return ("unknown policy key '" + key + "'; known keys: " +
             knownPolicyKeysText())
         .str();
   const PolicyKey &k = *found;
+  if (k.kind == PolicyKind::NotImplemented)
+    return ("policy key '" + key + "' is not implemented yet: " + k.doc +
+            "; remove the key")
+        .str();
   if (k.kind == PolicyKind::Choice) {
     auto str = dyn_cast<StringAttr>(value);
-    bool ok = false;
-    if (str)
+    if (str) {
       for (const char *const *c = k.choices; *c; ++c)
-        ok |= str.getValue() == *c;
-    if (ok)
-      return std::nullopt;
+        if (str.getValue() == *c)
+          return std::nullopt;
+      for (const RefusedChoice &r : kRefusedChoices)
+        if (key == r.key && str.getValue() == r.value)
+          return ("policy '" + key + " = " + str.getValue() +
+                  "' is not implemented yet: " + r.reason)
+              .str();
+    }
     return ("policy '" + key + "' expects one of " + choicesText(k.choices))
         .str();
   }
   auto integer = dyn_cast<IntegerAttr>(value);
   if (!integer)
     return ("policy '" + key + "' expects an integer").str();
-  int64_t v = integer.getInt();
-  int64_t min = k.kind == PolicyKind::NonNegativeInt ? 0 : 1;
-  if (v < min || v > k.max)
-    return ("policy '" + key + "' must be in [" + Twine(min) + ", " +
+  // IR may carry a wider integer (an i128): out of range, never a crash in
+  // getInt(). The spec parser passes the spelling of a literal too large
+  // for 64 bits.
+  SmallString<24> wide;
+  int64_t v = INT64_MAX;
+  if (integer.getValue().getSignificantBits() <= 64)
+    v = integer.getValue().getSExtValue();
+  else if (spelling.empty())
+    integer.getValue().toStringSigned(wide), spelling = wide;
+  if (key == "staging_slots" && v == 0 && spelling.empty())
+    return std::string("policy 'staging_slots = 0' (one slot per chunk) is "
+                       "not implemented yet: the CUDA backend needs a "
+                       "bounded staging ring; use a value in [1, ") +
+           std::to_string(k.max) + "]";
+  if (!spelling.empty())
+    return ("policy '" + key + "' value " + spelling +
+            " is out of range; it must be in [" + Twine(k.min) + ", " +
+            Twine(k.max) + "]")
+        .str();
+  if (v < k.min || v > k.max)
+    return ("policy '" + key + "' must be in [" + Twine(k.min) + ", " +
             Twine(k.max) + "], got " + Twine(v))
         .str();
   if (k.kind == PolicyKind::PowerOfTwo && !llvm::isPowerOf2_64(v))

@@ -48,10 +48,14 @@ llvm::StringRef supportedTargetsText();
 constexpr int64_t kMaxWorldSize = 576;
 
 /// Checks one policy override. Returns an error message (what is wrong and
-/// what is expected) or std::nullopt if the entry is valid.
+/// what is expected) or std::nullopt if the entry is valid. Keys and values
+/// that nothing implements yet are refused with the reason. `spelling`, when
+/// set, is an integer literal too large for 64 bits (`value` is then a
+/// placeholder), reported as out of range.
 std::optional<std::string> checkPolicyEntry(llvm::StringRef key,
-                                            mlir::Attribute value);
-/// True if `key` names a policy override collc knows.
+                                            mlir::Attribute value,
+                                            llvm::StringRef spelling = {});
+/// True if `key` names a policy override collc implements.
 bool isKnownPolicyKey(llvm::StringRef key);
 /// Comma-separated list of the known policy keys.
 llvm::StringRef knownPolicyKeysText();
