@@ -144,22 +144,6 @@ collcResult_t checkStream(collcComm_t comm, const char *name,
   return collcSuccess;
 }
 
-/// The size vector of a rank (abi.h) from the size matrix of the first
-/// transform's input: its row, then its column.
-std::vector<long long> sizeVector(const std::vector<long long> &sizes, int n,
-                                  int parts, int rank) {
-  std::vector<long long> v((size_t)collcSizeVectorWords(n));
-  for (int i = 0; i < n; ++i) {
-    if (parts == 1) {
-      v[i] = v[n + i] = sizes[i];
-    } else {
-      v[i] = sizes[(size_t)rank * parts + i];
-      v[n + i] = sizes[(size_t)i * parts + rank];
-    }
-  }
-  return v;
-}
-
 bool overlaps(const void *a, size_t an, const void *b, size_t bn) {
   auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
   return an && bn && x < y + bn && y < x + an;
@@ -297,7 +281,8 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   COLLC_CHECK(useContext(comm));
   CUstream cuStream = reinterpret_cast<CUstream>(stream);
   COLLC_CHECK(checkStream(comm, name, cuStream));
-  std::vector<long long> sizeVec = sizeVector(sizes, n, parts, r);
+  std::vector<long long> sizeVec((size_t)collcSizeVectorWords(n));
+  collcFillSizeVector(sizes.data(), n, parts, r, sizeVec.data());
 
   collcKernelParams params{};
   params.input = sendbuff;

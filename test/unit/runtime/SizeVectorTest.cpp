@@ -21,19 +21,11 @@
 
 namespace {
 
-/// The vector as the runtime builds it (launch.cpp): the row, then the
-/// column of `rank` (a packed matrix has one column: the whole vector).
+/// The vector as the runtime builds it (launch.cpp), through abi.h.
 std::vector<long long> vectorOf(const std::vector<long long> &m, int n,
                                 int parts, int rank) {
   std::vector<long long> v(collcSizeVectorWords(n));
-  for (int i = 0; i < n; ++i) {
-    if (parts == 1) {
-      v[i] = v[n + i] = m[i];
-    } else {
-      v[i] = m[(size_t)rank * parts + i];
-      v[n + i] = m[(size_t)i * parts + rank];
-    }
-  }
+  collcFillSizeVector(m.data(), n, parts, rank, v.data());
   return v;
 }
 

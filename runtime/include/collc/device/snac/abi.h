@@ -140,6 +140,21 @@ COLLC_ABI_FN unsigned long long collcArrivalWord(int readyEvents,
 /// receives).
 COLLC_ABI_FN int collcSizeVectorWords(int worldSize) { return 2 * worldSize; }
 
+/// Writes the size vector of `rank` from the row-major size matrix `m`
+/// ([worldSize][parts], parts = 1 for a packed input): its row, then its
+/// column (for a packed input, every rank's size twice).
+COLLC_ABI_FN void collcFillSizeVector(const long long *m, int worldSize,
+                                      int parts, int rank, long long *v) {
+  for (int i = 0; i < worldSize; ++i) {
+    if (parts == 1) {
+      v[i] = v[worldSize + i] = m[i];
+    } else {
+      v[i] = m[(unsigned long long)rank * parts + i];
+      v[worldSize + i] = m[(unsigned long long)i * parts + rank];
+    }
+  }
+}
+
 /// Entry (p, k) of the size matrix, from the size vector `v` of `rank`.
 /// For a packed input (one partition) v[p] is rank p's size.
 COLLC_ABI_FN long long collcSizeAt(const long long *v, int worldSize,
