@@ -180,6 +180,92 @@ COLLC_ABI_FN unsigned long long collcSlotBufferElems(int partitions,
          (unsigned long long)chunkElems;
 }
 
+//===----------------------------------------------------------------------===//
+// Programs: the kernels of SNAC v2 (push into receive buffers, data-carried
+// readiness, call-counter slots). They live beside the kernels above (ABI 2)
+// until they replace them; a module lists them in `kernels[]` with a
+// `program` object (docs/module-format.md).
+//===----------------------------------------------------------------------===//
+
+/// Version of collcProgramParams and of the receive-buffer layout below.
+#define COLLC_PROGRAM_ABI_VERSION 1
+
+/// How readiness travels with the data into a receive buffer.
+///  - FLAG: data stores, then one release store of the epoch per
+///    (slot, source, warp segment) ready word, `.sys` scope (cross-GPU);
+///  - LL16: 16-byte packets {data0, seq, data1, seq}, 8 bytes of payload
+///    each, seq = the call's sequence number (collc/device/common/ll.cuh);
+///  - SENTINEL: the payload itself, in regions pre-filled with all-ones
+///    bytes; a value equal to the pattern is canonicalized before it is
+///    published, and the consumer re-arms what it read.
+#define COLLC_ENCODING_FLAG 0
+#define COLLC_ENCODING_LL16 1
+#define COLLC_ENCODING_SENTINEL 2
+
+/// Another rank's packet carried a later call than this rank's: the ranks
+/// did not issue the same call sequence (error record code).
+#define COLLC_KERNEL_SEQUENCE 3
+
+/// The first parameter of a program kernel, by value. The second is the
+/// peers' receive buffers, `worldSize` pointers by value (a struct of
+/// `void *[N]`, N the compiled world size); the third is the size vector
+/// (collcSizeVectorWords words, as for ABI 2).
+typedef struct collcProgramParams {
+  /// This rank's input and output (ordinary device memory).
+  const void *input;
+  void *output;
+  /// This rank's private call counters, one 64-bit word per CTA of the
+  /// program's fixed grid, zero-initialized: CTA b of call e reads e - 1 and
+  /// writes e. Every rank must issue the same call sequence of a program.
+  unsigned long long *counters;
+  /// The error record (COLLC_ERROR_WORDS words, host-mapped), as for ABI 2;
+  /// [3] role is the op index, [4] event -1, [6] key0 the slot, [7] key1 the
+  /// first element of the packet waited for.
+  unsigned long long *error;
+  /// Bound of every wait, in nanoseconds.
+  unsigned long long timeoutNs;
+  int rank;
+  int worldSize;
+} collcProgramParams;
+
+/// Bytes of one (slot, source) region of a receive buffer that carries up to
+/// `payloadBytes` of payload per source and call, rounded up to 16-byte
+/// packets: LL16 doubles the payload; FLAG appends one 64-bit ready word per
+/// warp segment (`segments`), after the payload, 16-byte aligned.
+COLLC_ABI_FN unsigned long long collcRxRegionBytes(int encoding,
+                                                    unsigned long long payloadBytes,
+                                                    int segments) {
+  unsigned long long data = (payloadBytes + 15ull) / 16ull * 16ull;
+  if (encoding == COLLC_ENCODING_LL16)
+    return 2ull * data;
+  if (encoding == COLLC_ENCODING_FLAG)
+    return data + ((unsigned long long)segments * 8ull + 15ull) / 16ull * 16ull;
+  return data;
+}
+
+/// Byte offset of the region of (slot, source) in a rank's receive buffer:
+/// slots outermost, so one call's regions are contiguous.
+COLLC_ABI_FN unsigned long long collcRxOffset(int slot, int source,
+                                               int worldSize,
+                                               unsigned long long regionBytes) {
+  return ((unsigned long long)slot * (unsigned long long)worldSize +
+          (unsigned long long)source) *
+         regionBytes;
+}
+
+/// Bytes of a rank's receive buffer.
+COLLC_ABI_FN unsigned long long collcRxBytes(int slots, int worldSize,
+                                              unsigned long long regionBytes) {
+  return (unsigned long long)slots * (unsigned long long)worldSize * regionBytes;
+}
+
+/// The byte a receive buffer is filled with before first use: 0xFF for
+/// SENTINEL (every region armed), 0 otherwise (sequence and epoch 0 are
+/// never a call's).
+COLLC_ABI_FN int collcRxFillByte(int encoding) {
+  return encoding == COLLC_ENCODING_SENTINEL ? 0xFF : 0;
+}
+
 #ifdef __cplusplus
 } // extern "C"
 #endif
