@@ -399,8 +399,11 @@ public:
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
           const long long j = j0 + g * threads_;
-          if (j < units && !sentinelWait(op, e, src, base + j, j, &v[g]))
+          if (j >= units)
+            continue;
+          if (!sentinelWait(op, e, src, base + j, j, &v[g]))
             return;
+          dev::sentinel::rearm(base + j); // this thread is its sole reader
         }
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
