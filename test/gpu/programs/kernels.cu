@@ -4,25 +4,27 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One-shot programs of the four unrooted collectives (bf16; 2 and 3 ranks;
+// One-shot programs of the four unrooted collectives (bf16; 2, 3, 5, 8 ranks;
 // LL16, sentinel and flag), written exactly as the emitter prints them
 // (v2-contract.md), so that the runtime's program path (manifest, receive
 // buffers, routing, launch, errors) runs on a GPU before the emitter lands.
 // make_module.py wraps their PTX in a module file; runtime_programs.cpp runs
-// it through the C API. Band: [0, 64 KiB] of a rank's input; grid 16 x 512.
+// it through the C API. Band: [0, 64 KiB] of a rank's input; grid 16 x 256
+// (8 ranks sharing one GPU, each with two grids resident under PDL, must
+// fit at once).
 //
 //===----------------------------------------------------------------------===//
 
 #include "collc/device/snac/program.cuh"
 
-// Region bytes for a 64 KiB band at 16 x 512 threads (256 warp segments):
-// collcRxRegionBytes(encoding, 65536, 256); make_module.py checks them.
+// Region bytes for a 64 KiB band at 16 x 256 threads (128 warp segments):
+// collcRxRegionBytes(encoding, 65536, 128); make_module.py checks them.
 #define REGION_ll16 131072ull
 #define REGION_sentinel 65536ull
-#define REGION_flag 67584ull
+#define REGION_flag 66560ull
 
 #define PROGRAM(COLL, ENC, N)                                                  \
-  extern "C" __global__ void __launch_bounds__(512, 1)                         \
+  extern "C" __global__ void __launch_bounds__(256, 1)                         \
       collc_##COLL##__one_shot_##ENC##_bf16_n##N(collcProgramParams p,         \
                                                  collc::prog::Peers<N> rx,     \
                                                  collc::prog::Sizes<N> sizes) { \
@@ -70,11 +72,13 @@
   PROGRAM(COLL, sentinel, N)                                                   \
   PROGRAM(COLL, flag, N)
 
-ALL_ENCODINGS(all_reduce, 2)
-ALL_ENCODINGS(all_reduce, 3)
-ALL_ENCODINGS(all_gather, 2)
-ALL_ENCODINGS(all_gather, 3)
-ALL_ENCODINGS(reduce_scatter, 2)
-ALL_ENCODINGS(reduce_scatter, 3)
-ALL_ENCODINGS(all_to_all, 2)
-ALL_ENCODINGS(all_to_all, 3)
+#define ALL_COLLECTIVES(N)                                                     \
+  ALL_ENCODINGS(all_reduce, N)                                                 \
+  ALL_ENCODINGS(all_gather, N)                                                 \
+  ALL_ENCODINGS(reduce_scatter, N)                                             \
+  ALL_ENCODINGS(all_to_all, N)
+
+ALL_COLLECTIVES(2)
+ALL_COLLECTIVES(3)
+ALL_COLLECTIVES(5)
+ALL_COLLECTIVES(8)

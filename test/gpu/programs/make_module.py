@@ -11,7 +11,7 @@ import re
 import sys
 
 ENCODINGS = {"flag": 0, "ll16": 1, "sentinel": 2}
-GRID, THREADS, BAND_HI, SLOTS = 16, 512, 65536, 2
+GRID, THREADS, BAND_HI, SLOTS = 16, 256, 65536, 2
 
 
 def region_bytes(encoding, payload, segments):
