@@ -40,8 +40,8 @@
 # Environment: JOBS (default nproc), BUILD_DIR (default build-gpu),
 # PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT / ROBUST_TIMEOUT /
 # PROGRAMS_TIMEOUT (seconds, default 420 / 420 / 360 / 420 / 420),
-# PROGRAM_RANKS (default 2,3,5,8), PROGRAM_BAND_TOP (bytes, default 65536), TEST_ARGS (extra collc_gpu_tests
-# arguments for both modes), ROBUST_ARGS (extra arguments of the robust
+# PROGRAM_RANKS (default 2,3,5,8), PROGRAM_BAND_TOP (bytes, default 65536),
+# TEST_ARGS (extra collc_gpu_tests arguments for both modes), ROBUST_ARGS (extra arguments of the robust
 # phase, e.g. --robust=stall,streams or --shapes=1000), COLLC_COMMIT (the
 # commit to name in the summary when the tree's git metadata is not its own).
 set -uo pipefail
