@@ -6,14 +6,16 @@ too: the program kernels of kernels.cu instantiate every op of program.cuh
 its own (collc --check-device-headers) does not. Used by
 test/Target/Cuda/device-headers.test; needs no GPU.
 
-usage: nvrtc_check.py PTXAS INCLUDE_DIR SOURCE ARCH...
+usage: nvrtc_check.py PTXAS INCLUDE_DIR SOURCE [-DNAME...] ARCH...
 Prints one line per architecture: "<arch>: ok", or the compile log.
 """
 import ctypes
 import os
 import sys
 
-ptxas, include, source, arches = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+ptxas, include, source = sys.argv[1], sys.argv[2], sys.argv[3]
+defines = [a.encode() for a in sys.argv[4:] if a.startswith("-D")]
+arches = [a for a in sys.argv[4:] if not a.startswith("-D")]
 cuda = os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))
 lib = None
 for name in ("libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"):
@@ -33,7 +35,7 @@ for arch in arches:
                                   None) == 0
     opts = [b"--gpu-architecture=" + arch.encode(), b"--std=c++17",
             b"-I" + include.encode(),
-            b"-I" + os.path.join(cuda, "include").encode()]
+            b"-I" + os.path.join(cuda, "include").encode()] + defines
     arr = (ctypes.c_char_p * len(opts))(*opts)
     res = lib.nvrtcCompileProgram(prog, len(opts), arr)
     size = ctypes.c_size_t()
