@@ -668,14 +668,17 @@ private:
   }
 
   /// FLAG: every lane of the warp polls the ready word of its segment in
-  /// `region` with ld.acquire.sys until it holds this call's epoch.
+  /// `region` until it holds this call's epoch: relaxed loads while it does
+  /// not (an acquire per poll costs each spinning lane an L1 invalidation),
+  /// then one ld.acquire.sys of the word, which reads the epoch the
+  /// producer released and so orders this lane's reads of the data after it.
   COLLC_DEVICE_INLINE bool flagWait(int op, Epoch e, int source, char *region,
                                     long long lo) {
     const u64 *word = readyWord(region);
     const u64 start = dev::globaltimer_ns();
     for (unsigned long long polls = 0;; ++polls) {
-      const u64 v = dev::ld_acquire_sys(word);
-      if (v == e.value)
+      const u64 v = dev::ld_relaxed_sys(word);
+      if (v == e.value && dev::ld_acquire_sys(word) == e.value)
         return true;
       if (v > e.value) {
         fail(COLLC_KERNEL_SEQUENCE, op, e, source, lo * kLanes16);
