@@ -352,13 +352,26 @@ public:
               static_cast<char *>(rx_.rx[d]) + off + 16ull * j) = v;
         }
       }
-      // The lanes' stores happen before the release of every lane below.
+      // The lanes' stores happen before lane 0's release (cumulativity).
+      // One system-scope fence per warp, whatever the destinations: every
+      // `.sys` release is a MEMBAR.SYS, and those serialize across the GPU
+      // (one per destination grew the call with the square of the ranks on
+      // one H200). So one destination: st.release.sys; several: one
+      // fence.acq_rel.sys, then relaxed stores (a release pattern; no
+      // release store stacked on the fence).
       __syncwarp();
-      COLLC_PRAGMA_UNROLL
-      for (int d = 0; d < N; ++d)
-        if ((dst == kAllRanks || dst == d) && lane == (d & 31))
-          dev::st_release_sys(readyWord(static_cast<char *>(rx_.rx[d]) + off),
-                              e.value);
+      if (lane == 0) {
+        if (dst != kAllRanks) {
+          dev::st_release_sys(
+              readyWord(static_cast<char *>(peer(dst)) + off), e.value);
+        } else {
+          dev::fence_acq_rel_sys();
+          COLLC_PRAGMA_UNROLL
+          for (int d = 0; d < N; ++d)
+            dev::st_relaxed_sys(
+                readyWord(static_cast<char *>(rx_.rx[d]) + off), e.value);
+        }
+      }
     }
   }
 
@@ -559,6 +572,15 @@ private:
     for (int j = 0; j < 2 * N; ++j)
       v = detail::select_eq(j, i, static_cast<u64>(sizes_.v[j]), v);
     return static_cast<long long>(v);
+  }
+
+  /// Rank q's receive buffer (q a run-time value).
+  COLLC_DEVICE_INLINE void *peer(int q) const {
+    u64 at = 0;
+    COLLC_PRAGMA_UNROLL
+    for (int d = 0; d < N; ++d)
+      at = detail::select_eq(d, q, reinterpret_cast<u64>(rx_.rx[d]), at);
+    return reinterpret_cast<void *>(at);
   }
 
   /// This rank's region of (slot, source).
