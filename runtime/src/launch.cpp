@@ -235,15 +235,12 @@ collcResult_t launchProgram(collcComm_t comm, Workspace *w,
   return collcSuccess;
 }
 
-/// The bytes that choose a call's program: the same on every rank, or the
-/// ranks could run different kernels and never meet. A rank's input bytes
-/// where every rank's are equal (fixed-size calls, the rows of a reduction),
-/// the largest rank's for a packed V input, whose sizes every rank knows;
-/// -1 (v1 only) for a V transposing copy, whose other rows a rank does not
-/// know.
-long long selectionBytes(const CollectiveInfo *c, const long long *sizes,
-                         int n, int r, int eb) {
-  const TransformInfo &first = c->parts.front();
+} // namespace
+
+long long collc::selectionBytes(const CollectiveInfo &c,
+                                const long long *sizes, int n, int r,
+                                int eb) {
+  const TransformInfo &first = c.parts.front();
   const int parts = partitionsOf(first.in, n);
   auto rowSum = [&](int p) {
     long long s = 0;
@@ -260,6 +257,8 @@ long long selectionBytes(const CollectiveInfo *c, const long long *sizes,
     most = std::max(most, rowSum(p));
   return most * eb;
 }
+
+namespace {
 
 /// Admits and launches one call with its size matrix (abi.h).
 collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
@@ -353,7 +352,7 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
       comm->routes[(size_t)(c - comm->module->collectives.data()) *
                        collcNumTypes +
                    datatype];
-  const long long key = selectionBytes(c, sizes.data(), n, r, eb);
+  const long long key = selectionBytes(*c, sizes.data(), n, r, eb);
   if (Workspace *program =
           key < 0 ? nullptr : pickProgram(route, (unsigned long long)key)) {
     // The size vector by value; a packed program input of a scattered

@@ -136,6 +136,16 @@ struct Route {
   std::vector<Workspace *> programs;
 };
 
+/// The bytes that choose a call's program, from its size matrix (abi.h):
+/// the same on every rank, or the ranks could run different kernels and
+/// never meet. A rank's input bytes where every rank's are equal
+/// (fixed-size calls, the rows of a reduction), the largest rank's for a
+/// packed V input, whose sizes every rank knows; -1 (v1 only) for a V
+/// transposing copy, whose other rows a rank does not know.
+COLLC_API long long selectionBytes(const CollectiveInfo &c,
+                                   const long long *sizes, int n, int r,
+                                   int eb);
+
 /// The program of `route` whose band holds `inputBytes` (the first, in
 /// manifest order), or NULL: the call runs the v1 kernel.
 COLLC_API Workspace *pickProgram(const Route &route,

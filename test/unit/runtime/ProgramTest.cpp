@@ -255,6 +255,42 @@ TEST_F(Routing, ForcingPicksOneProgramOrNone) {
   EXPECT_EQ(route("two_shot:ll16", 1024), v1);
 }
 
+TEST(SelectionTest, TheBytesThatPickAProgramAreTheSameOnEveryRank) {
+  auto coll = [](bool reduce, collc::Layout in, collc::Layout out,
+                 bool variable) {
+    collc::CollectiveInfo c;
+    collc::TransformInfo t;
+    t.reduce = reduce;
+    t.in = in;
+    t.out = out;
+    t.variable = variable;
+    c.parts.push_back(t);
+    return c;
+  };
+  using L = collc::Layout;
+  // AllGatherV (packed input, 3 ranks): the largest rank's input, on
+  // every rank.
+  const collc::CollectiveInfo agv = coll(false, L::Packed, L::Scattered, true);
+  const long long packed[] = {10, 700, 30};
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(collc::selectionBytes(agv, packed, 3, r, 2), 1400) << r;
+  // A fixed-size all-gather: this rank's input (every rank's is equal).
+  const collc::CollectiveInfo ag = coll(false, L::Packed, L::Scattered, false);
+  const long long same[] = {64, 64, 64};
+  EXPECT_EQ(collc::selectionBytes(ag, same, 3, 1, 4), 256);
+  // ReduceScatterV: every row is the counts, so every rank's row sum.
+  const collc::CollectiveInfo rsv =
+      coll(true, L::Scattered, L::Packed, true);
+  const long long rows[] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(collc::selectionBytes(rsv, rows, 3, r, 2), 12) << r;
+  // AllToAllV: a rank does not know the other rows: v1 only.
+  const collc::CollectiveInfo a2av =
+      coll(false, L::Scattered, L::Transposed, true);
+  const long long matrix[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(collc::selectionBytes(a2av, matrix, 3, 0, 2), -1);
+}
+
 TEST(ForceVariantTest, MalformedValuesAreRefused) {
   collc::ForceVariant f;
   EXPECT_EQ(collc::parseForceVariant(nullptr, f), collcSuccess);

@@ -651,13 +651,28 @@ private:
     }
   }
 
+  /// Whether a wait that has made `polls` + 1 polls has run past the timeout
+  /// (flags.cuh's rule: %globaltimer every kPollBatch polls, and at most
+  /// timeoutNs + kPollBatch polls). The timer is first read after one batch,
+  /// into `*start`.
+  COLLC_DEVICE_INLINE bool expired(unsigned long long polls, u64 *start) const {
+    if (polls % dev::kPollBatch != dev::kPollBatch - 1)
+      return false;
+    const u64 now = dev::globaltimer_ns();
+    if (*start == 0) {
+      *start = now;
+      return false;
+    }
+    return now - *start >= p_.timeoutNs || polls > p_.timeoutNs;
+  }
+
   /// LL16: polls packet `j` of `source` until it carries `seq`; false after
   /// recording a timeout, or a sequence mismatch when it carries a later
   /// call's number.
   COLLC_DEVICE_INLINE bool llWait(int op, Epoch e, uint32_t seq, int source,
                                   const dev::ll::Packet *at, long long j,
                                   u64 *payload) {
-    const u64 start = dev::globaltimer_ns();
+    u64 start = 0; // read after the first batch of polls: most waits end first
     for (unsigned long long polls = 0;; ++polls) {
       const dev::ll::Packet v = detail::ll_load(at);
       if (v.seq0 == seq && v.seq1 == seq) {
@@ -669,9 +684,7 @@ private:
         fail(COLLC_KERNEL_SEQUENCE, op, e, source, j * kLanes8);
         return false;
       }
-      if (polls % dev::kPollBatch == dev::kPollBatch - 1 &&
-          (dev::globaltimer_ns() - start >= p_.timeoutNs ||
-           polls > p_.timeoutNs)) {
+      if (expired(polls, &start)) {
         fail(COLLC_KERNEL_TIMEOUT, op, e, source, j * kLanes8);
         return false;
       }
@@ -697,7 +710,7 @@ private:
   COLLC_DEVICE_INLINE bool flagWait(int op, Epoch e, int source, char *region,
                                     long long lo) {
     const u64 *word = readyWord(region);
-    const u64 start = dev::globaltimer_ns();
+    u64 start = 0;
     for (unsigned long long polls = 0;; ++polls) {
       const u64 v = dev::ld_relaxed_sys(word);
       if (v == e.value && dev::ld_acquire_sys(word) == e.value)
@@ -706,9 +719,7 @@ private:
         fail(COLLC_KERNEL_SEQUENCE, op, e, source, lo * kLanes16);
         return false;
       }
-      if (polls % dev::kPollBatch == dev::kPollBatch - 1 &&
-          (dev::globaltimer_ns() - start >= p_.timeoutNs ||
-           polls > p_.timeoutNs)) {
+      if (expired(polls, &start)) {
         fail(COLLC_KERNEL_TIMEOUT, op, e, source, lo * kLanes16);
         return false;
       }
