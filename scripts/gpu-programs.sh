@@ -9,10 +9,14 @@
 #           run through libcollc's C API (runtime_programs.cpp): routing,
 #           COLLC_FORCE_VARIANT, receive buffers, graph replay, timeouts,
 #           per-call time through the runtime.
-#   scripts/gpu-programs.sh [probe] [runtime]      (default: both)
+#  v1:      the v1 kernels of out/modules/collectives.collcmod through the
+#           same test and timings (COLLC_FORCE_VARIANT=v1): the same-run
+#           baseline (scripts/gpu-prepare.sh builds the module; carry "out").
+#   scripts/gpu-programs.sh [probe] [runtime] [v1]  (default: probe runtime)
 # Needs .deps/include/nlohmann (scripts/gpu-prepare.sh copies it; carry
 # ".deps"). Writes $OUT (default build-gpu/programs-out): env.txt,
-# probe.log, probe.json, runtime.log, runtime.json, build.log.
+# probe.log, probe.json, runtime.log, runtime.json, v1.log, v1.json,
+# build.log.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -64,8 +68,15 @@ for phase in "${PHASES[@]}"; do
     grep -E '^(FAIL|FATAL)|passed, ' "$OUT/runtime.log" | head -40
     grep -E '^runtime ' "$OUT/runtime.log"
     ;;
+  v1)
+    "$BUILD/runtime_programs" out/modules/collectives.collcmod \
+      --encodings=v1 --json="$OUT/v1.json" --machine="$machine" \
+      --date="$today" >"$OUT/v1.log" 2>&1 || status=1
+    grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/v1.log" | head -40
+    grep -E '^runtime ' "$OUT/v1.log"
+    ;;
   *)
-    echo "gpu-programs: unknown phase '$phase' (probe, runtime)" >&2
+    echo "gpu-programs: unknown phase '$phase' (probe, runtime, v1)" >&2
     exit 2
     ;;
   esac
