@@ -15,6 +15,9 @@ mkdir -p out/modules/sm100 .deps/include
 # One and three ranks, for the robustness suite (test/gpu/collectives).
 build/bin/collc test/gpu/collectives/robust.coll --emit=module \
   --target="$TARGET" -o out/modules/robust.collcmod
+# The v1 baseline of the SNAC v2 program timings (scripts/gpu-programs.sh v1).
+build/bin/collc test/gpu/programs/v1-baseline.coll --emit=module \
+  --target="$TARGET" -o out/modules/v1-baseline.collcmod
 # A module for another architecture only: the misuse suite checks that the
 # runtime refuses it on the GPU it runs on.
 build/bin/collc specs/collectives.coll --emit=module --target=sm_100 \

@@ -9,9 +9,11 @@
 #           run through libcollc's C API (runtime_programs.cpp): routing,
 #           COLLC_FORCE_VARIANT, receive buffers, graph replay, timeouts,
 #           per-call time through the runtime.
-#  v1:      the v1 kernels of out/modules/collectives.collcmod through the
-#           same test and timings (COLLC_FORCE_VARIANT=v1): the same-run
-#           baseline (scripts/gpu-prepare.sh builds the module; carry "out").
+#  v1:      the v1 kernels of out/modules/v1-baseline.collcmod
+#           (test/gpu/programs/v1-baseline.coll: the four collectives, bf16,
+#           2 and 8 ranks, sm_90; scripts/gpu-prepare.sh builds it; carry
+#           "out") through the same test and timings (COLLC_FORCE_VARIANT=v1):
+#           the same-run baseline.
 #   scripts/gpu-programs.sh [probe] [runtime] [v1]  (default: probe runtime)
 # Needs .deps/include/nlohmann (scripts/gpu-prepare.sh copies it; carry
 # ".deps"). Writes $OUT (default build-gpu/programs-out): env.txt,
@@ -69,8 +71,8 @@ for phase in "${PHASES[@]}"; do
     grep -E '^runtime ' "$OUT/runtime.log"
     ;;
   v1)
-    "$BUILD/runtime_programs" out/modules/collectives.collcmod \
-      --encodings=v1 --json="$OUT/v1.json" --machine="$machine" \
+    "$BUILD/runtime_programs" out/modules/v1-baseline.collcmod \
+      --encodings=v1 --ranks=2,8 --json="$OUT/v1.json" --machine="$machine" \
       --date="$today" >"$OUT/v1.log" 2>&1 || status=1
     grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/v1.log" | head -40
     grep -E '^runtime ' "$OUT/v1.log"
