@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -53,11 +54,16 @@ std::string interp::describe(const SimOptions &o) {
                                      "consumers-first", "round-robin",
                                      "starve-rank"};
   static_assert(std::size(strategies) == kNumStrategies);
-  return formatv("ranks={0} shape={1} type={2} seed={3} strategy={4}",
-                 o.worldSize, shapes[static_cast<int>(o.shape)],
-                 sim::elemName(o.type), o.seed,
-                 strategies[static_cast<int>(o.strategy)])
-      .str();
+  std::string base =
+      formatv("ranks={0} shape={1} type={2} seed={3} strategy={4}",
+              o.worldSize, shapes[static_cast<int>(o.shape)],
+              sim::elemName(o.type), o.seed,
+              o.exhaustive ? "exhaustive"
+                           : strategies[static_cast<int>(o.strategy)])
+          .str();
+  if (o.exhaustive)
+    base += formatv(" calls={0} count={1}", o.calls, o.count).str();
+  return base;
 }
 
 namespace {
@@ -130,10 +136,13 @@ struct RoleInfo {
 
 struct Agent {
   int rank, role;
-  std::vector<Step> steps;
+  /// This call's steps, shared with the unrolling cache (and with the
+  /// snapshots of the exhaustive search, which copy agents often).
+  std::shared_ptr<const std::vector<Step>> steps;
   size_t pc = 0;
   std::vector<RegionKey> unpublished;
-  bool done() const { return pc >= steps.size(); }
+  bool done() const { return !steps || pc >= steps->size(); }
+  const Step &next() const { return (*steps)[pc]; }
 };
 
 /// One notify/await channel: event, sender, receiver and key.
@@ -242,8 +251,11 @@ private:
 
   // Unrolling a role body into steps.
   bool unroll(int agent, int call);
+  /// The steps of agent `id` in `call` (cached: they depend on the call's
+  /// arguments only), or null after a failure.
+  std::shared_ptr<const std::vector<Step>> unrolled(int id, int call);
   bool evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
-                 Agent &agent, int call);
+                 std::vector<Step> &steps, int rank, int call);
   bool checkPartition(Operation *op, int buffer, int64_t owner, int64_t part,
                       int call);
 
@@ -269,6 +281,70 @@ private:
     return false;
   }
   bool checkEnd();
+
+  // Exhaustive search (see runExhaustive).
+  struct State {
+    std::vector<Agent> agents;
+    std::vector<Clock> clocks;
+    std::vector<int> rankCall;
+    std::vector<bool> rankFinished;
+    std::map<RegionKey, Region> regions;
+    std::map<ChannelKey, Channel> channels;
+    std::map<CounterKey, ReleaseCounter> counters;
+  };
+  State save() const {
+    return {agents, clocks, rankCall, rankFinished, regions, channels, counters};
+  }
+  void restore(const State &s) {
+    agents = s.agents;
+    clocks = s.clocks;
+    rankCall = s.rankCall;
+    rankFinished = s.rankFinished;
+    regions = s.regions;
+    channels = s.channels;
+    counters = s.counters;
+  }
+  /// One shared object a step accesses, how, and what decides whether it
+  /// could have run earlier: a release's count before it, an acquire's
+  /// quota.
+  struct Touch {
+    int object;
+    uint8_t mode;
+    int64_t info;
+  };
+  /// One access in the trace: the step's index, its process, mode and info.
+  struct Access {
+    int index, proc;
+    uint8_t mode;
+    int64_t info;
+  };
+  struct TraceStep {
+    int proc;
+    std::vector<Touch> touches;
+  };
+  /// The search's bookkeeping for the state before trace step `depth`.
+  struct Level {
+    std::vector<char> enabled, backtrack;
+  };
+  int objectId(std::array<int64_t, 7> key);
+  std::vector<Touch> nextTouches(int id);
+  bool coEnabled(const Access &before, int proc, const Touch &now) const;
+  void record(int proc, const std::vector<Touch> &touches);
+  void unrecord(size_t length);
+  void addBacktrackPoints();
+  bool runExhaustive();
+  bool explore();
+  std::map<std::array<int64_t, 7>, int> objectIds;
+  std::vector<int> objectKinds;
+  std::vector<std::vector<Access>> accesses; // [object], in trace order
+  std::vector<TraceStep> trace;
+  /// Per process, the index of its latest trace step ordered before (-1:
+  /// none): happens-before of the search, over dependence, not the
+  /// schedule's events.
+  using Order = std::vector<int>;
+  std::vector<Order> traceClock; // [step]
+  std::vector<Order> procClock;  // [process]: as of its latest step
+  std::vector<Level> levels;
   std::string blockedOn(const Agent &agent) const;
   bool reportDeadlock();
 
@@ -289,6 +365,8 @@ private:
   std::vector<std::vector<std::vector<uint32_t>>> inputs; // [call][rank]
   std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
   std::map<std::tuple<int, int, int>, sim::BufferGeometry> geometryCache;
+  std::map<std::pair<int, int>, std::shared_ptr<const std::vector<Step>>>
+      unrollCache;
 
   std::vector<Agent> agents;     // [rank * roles + role]
   std::vector<Clock> clocks;     // [clockIndex]
@@ -387,7 +465,7 @@ bool Simulator::prepare() {
   agents.resize(n * roles.size());
   for (int r = 0; r < n; ++r)
     for (unsigned role = 0; role < roles.size(); ++role)
-      agents[r * roles.size() + role] = Agent{r, static_cast<int>(role), {}, 0, {}};
+      agents[r * roles.size() + role] = Agent{r, static_cast<int>(role), nullptr, 0, {}};
   clocks.assign(n * (roles.size() + 1), Clock(n * (roles.size() + 1), 0));
   rankCall.assign(n, -1);
   rankFinished.assign(n, false);
@@ -428,7 +506,7 @@ bool Simulator::checkPartition(Operation *op, int buffer, int64_t owner,
 }
 
 bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
-                          Agent &agent, int call) {
+                          std::vector<Step> &steps, int rank, int call) {
   auto get = [&](Value v) { return env.lookup(v); };
   auto bufferOf = [&](FlatSymbolRefAttr ref) {
     return bufferIndex.lookup(ref.getValue());
@@ -459,7 +537,7 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
         return fail(&op, "loop step must be positive");
       for (int64_t i = lb; i < ub; i += st) {
         env[loop.getInductionVar()] = i;
-        if (!evalBlock(*loop.getBody(), env, agent, call))
+        if (!evalBlock(*loop.getBody(), env, steps, rank, call))
           return false;
       }
     } else if (isa<scf::YieldOp>(op)) {
@@ -500,12 +578,12 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
       if (auto copy = dyn_cast<snac::CopyOp>(op)) {
         Step s = regions(copy, Step{Step::Copy, &op});
         s.srcOwner = get(copy.getSrcOwner());
-        agent.steps.push_back(s);
+        steps.push_back(s);
       } else {
         auto reduce = cast<snac::ReduceOp>(op);
         Step s = regions(reduce, Step{Step::Reduce, &op});
         s.red = toSim(reduce.getOp());
-        agent.steps.push_back(s);
+        steps.push_back(s);
       }
     } else if (isa<snac::NotifyOp, snac::AwaitOp>(op)) {
       bool isNotify = isa<snac::NotifyOp>(op);
@@ -529,10 +607,10 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
         if (s.peer < 0 || s.peer >= n)
           return fail(&op, formatv("call {0}: rank {1} {2} rank {3}, which is "
                                    "out of range (world size {4})",
-                                   call, agent.rank,
+                                   call, rank,
                                    isNotify ? "notifies" : "awaits", s.peer, n));
       }
-      agent.steps.push_back(s);
+      steps.push_back(s);
     } else {
       return fail(&op, formatv("the interpreter cannot execute '{0}'",
                                op.getName().getStringRef()));
@@ -543,16 +621,28 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
 
 bool Simulator::unroll(int id, int call) {
   Agent &agent = agents[id];
-  agent.steps.clear();
   agent.pc = 0;
-  RoleInfo &role = roles[agent.role];
-  if (role.rootOnly && agent.rank != callArgs[call].root)
-    return true;
-  llvm::DenseMap<Value, int64_t> env;
-  env[role.op.getRank()] = agent.rank;
-  env[role.op.getWorldSize()] = n;
-  env[role.op.getRootRank()] = callArgs[call].root;
-  return evalBlock(role.op.getBody().front(), env, agent, call);
+  agent.steps = unrolled(id, call);
+  return agent.steps != nullptr;
+}
+
+std::shared_ptr<const std::vector<Step>> Simulator::unrolled(int id, int call) {
+  auto &cached = unrollCache[{id, call}];
+  if (cached)
+    return cached;
+  int rank = id / roles.size();
+  RoleInfo &role = roles[id % roles.size()];
+  auto steps = std::make_shared<std::vector<Step>>();
+  if (!role.rootOnly || rank == callArgs[call].root) {
+    llvm::DenseMap<Value, int64_t> env;
+    env[role.op.getRank()] = rank;
+    env[role.op.getWorldSize()] = n;
+    env[role.op.getRootRank()] = callArgs[call].root;
+    if (!evalBlock(role.op.getBody().front(), env, *steps, rank, call))
+      return nullptr;
+  }
+  cached = steps;
+  return cached;
 }
 
 //===----------------------------------------------------------------------===//
@@ -611,7 +701,7 @@ bool Simulator::canStep(int id) {
   Agent &agent = agents[id];
   if (agent.done())
     return false;
-  const Step &s = agent.steps[agent.pc];
+  const Step &s = agent.next();
   if (s.kind != Step::Await)
     return true;
   if (events[s.event].kind == snac::EventKind::free) {
@@ -745,7 +835,7 @@ bool Simulator::writeRegion(Agent &agent, const Step &s, int buffer, int owner,
 }
 
 bool Simulator::stepAgent(Agent &agent) {
-  const Step &s = agent.steps[agent.pc++];
+  const Step &s = (*agent.steps)[agent.pc++];
   int me = clockIndex(agent.rank, agent.role);
   Clock &mine = clocks[me];
   ++mine[me];
@@ -924,7 +1014,7 @@ bool Simulator::stepHost(int rank) {
 
 /// What a blocked agent waits for, in words.
 std::string Simulator::blockedOn(const Agent &agent) const {
-  const Step &s = agent.steps[agent.pc];
+  const Step &s = agent.next();
   std::string line = formatv("{0} (call {1}) awaits {2}",
                              who(clockIndex(agent.rank, agent.role)),
                              rankCall[agent.rank], eventText(s.event, s.key));
@@ -949,7 +1039,7 @@ bool Simulator::reportDeadlock() {
   for (Agent &agent : agents) {
     if (agent.done())
       continue;
-    Operation *op = agent.steps[agent.pc].op;
+    Operation *op = agent.next().op;
     if (!f.op) {
       f.op = op;
       f.message = "deadlock: no rank can make progress; " + blockedOn(agent);
@@ -980,6 +1070,342 @@ bool Simulator::checkEnd() {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Exhaustive search
+//===----------------------------------------------------------------------===//
+//
+// Every interleaving of the agents and hosts up to the order of independent
+// steps, by dynamic partial-order reduction (Flanagan and Godefroid, POPL
+// 2005, the vector-clock algorithm of their figure 4): a depth-first search
+// that, besides the step it takes in a state, backtracks only where the run
+// so far shows a race, i.e. two dependent steps of different processes that
+// could have run in the other order and are not ordered by the dependencies
+// in between. A schedule whose synchronization orders every conflicting
+// access has one trace and is explored once, however many agents run; a
+// missing or wrong synchronization shows up as a race, whose reversal is
+// explored.
+//
+// Soundness. Agents and hosts are sequential processes; a role body unrolls
+// from the call's arguments alone (never from data or timing), so each
+// process's next step is known in every state. Each step accesses a
+// footprint of shared objects, everything else it touches is its own
+// agent's (its clock, its pc):
+//   - a region (buffer, owner, partition, slot): copy and reduce read their
+//     sources and write their destination; reads commute with reads;
+//   - a ready channel: the u-th notify writes message u and the channel's
+//     tail, the u-th await reads message u and writes the head, so notifies
+//     of one channel (and awaits of one channel) are ordered, while a notify
+//     and an await of different messages commute;
+//   - a free counter: a release adds one and joins its clock (releases
+//     commute), an acquire reads the count and the clock;
+//   - a rank's user buffers: the host rewrites and checks them, agents
+//     access regions of them (distinct regions are distinct objects); and a
+//     rank's launch: the host writes it, its agents read it.
+// Two steps are dependent when they access one object in conflicting modes.
+// Independent steps commute, neither enables or disables the other, and
+// every check a step makes (vector clocks, stamps, data, sizes) reads only
+// its footprint and its own agent, so its verdict is the same in every
+// interleaving of a Mazurkiewicz trace. (Region::publishedBy, the event named
+// in a message, is the one exception: it changes words, never a verdict.)
+// "Could have run in the other order" (co-enabled) is refined only where it
+// is certain: an await cannot precede the notify of the message it takes, an
+// acquire cannot precede a release it needed to reach its quota, and a host
+// and its rank's agents never run at once. The state space is finite and
+// acyclic (every step advances a pc or a call), so the search explores a
+// persistent set in every state it visits (their theorem 1) and reaches
+// every deadlock and every terminal state; a failing check is a step that
+// would mark its agent failed and let the others run on, so every reachable
+// failure is found. Every failure reported is a real interleaving.
+//
+// The budget bounds the states visited (steps executed); reaching it fails the run, since a
+// truncated search proves nothing.
+
+namespace {
+enum : uint8_t {
+  kRead = 1,
+  kWrite = 2,
+  kNotify = 4, // writes a channel message
+  kAwait = 8,  // reads a channel message
+  kRelease = 16,
+  kAcquire = 32,
+  kUser = 64,
+  kHost = 128,
+};
+
+/// The modes each mode conflicts with.
+uint8_t conflictsWith(uint8_t mode) {
+  switch (mode) {
+  case kRead:
+    return kWrite;
+  case kWrite:
+    return kRead | kWrite;
+  case kNotify:
+    return kAwait;
+  case kAwait:
+    return kNotify;
+  case kRelease:
+    return kAcquire;
+  case kAcquire:
+    return kRelease | kAcquire;
+  case kUser:
+    return kHost;
+  default:
+    return kUser | kHost;
+  }
+}
+
+enum ObjectKind { RegionObj, HeadObj, TailObj, MessageObj, CounterObj, UserObj, LaunchObj };
+} // namespace
+
+int Simulator::objectId(std::array<int64_t, 7> key) {
+  auto [it, added] = objectIds.try_emplace(key, objectIds.size());
+  if (added) {
+    accesses.emplace_back();
+    objectKinds.push_back(static_cast<int>(key[0]));
+  }
+  return it->second;
+}
+
+std::vector<Simulator::Touch> Simulator::nextTouches(int id) {
+  int na = agents.size();
+  if (id >= na) {
+    int r = id - na;
+    return {{objectId({UserObj, r, 0, 0, 0, 0, 0}), kHost, 0},
+            {objectId({LaunchObj, r, 0, 0, 0, 0, 0}), kWrite, 0}};
+  }
+  const Agent &a = agents[id];
+  const Step &s = a.next();
+  std::vector<Touch> t{{objectId({LaunchObj, a.rank, 0, 0, 0, 0, 0}), kRead, 0}};
+  auto region = [&](int buffer, int owner, int64_t part, int64_t chunk,
+                    uint8_t mode) {
+    t.push_back({objectId({RegionObj, buffer, owner, part,
+                           slotOf(buffer, chunk), 0, 0}),
+                 mode, 0});
+    snac::BufferKind kind = buffers[buffer].kind;
+    if (kind == snac::BufferKind::input || kind == snac::BufferKind::output)
+      t.push_back({objectId({UserObj, owner, 0, 0, 0, 0, 0}), kUser, 0});
+  };
+  switch (s.kind) {
+  case Step::Copy:
+    region(s.src, s.srcOwner, s.srcPart, s.srcChunk, kRead);
+    region(s.dst, s.dstOwner, s.dstPart, s.dstChunk, kWrite);
+    break;
+  case Step::Reduce:
+    for (int p = 0; p < n; ++p)
+      region(s.src, p, s.srcPart, s.srcChunk, kRead);
+    region(s.dst, s.dstOwner, s.dstPart, s.dstChunk, kWrite);
+    break;
+  case Step::Notify:
+  case Step::Await: {
+    bool notify = s.kind == Step::Notify;
+    if (events[s.event].kind == snac::EventKind::free) {
+      if (!notify) {
+        auto it = counters.find({s.event, a.rank, s.key[0], s.key[1]});
+        int64_t uses = it == counters.end() ? 0 : it->second.uses;
+        t.push_back({objectId({CounterObj, s.event, a.rank, s.key[0],
+                               s.key[1], 0, 0}),
+                     kAcquire, uses * s.quota});
+        break;
+      }
+      for (int p = 0; p < n; ++p) {
+        if (s.peer >= 0 && p != s.peer)
+          continue;
+        auto it = counters.find({s.event, p, s.key[0], s.key[1]});
+        int64_t released = it == counters.end() ? 0 : it->second.released;
+        t.push_back({objectId({CounterObj, s.event, p, s.key[0], s.key[1],
+                               0, 0}),
+                     kRelease, released});
+      }
+      break;
+    }
+    for (int p = 0; p < n; ++p) {
+      if (s.peer >= 0 && p != s.peer)
+        continue;
+      int from = notify ? a.rank : p, to = notify ? p : a.rank;
+      auto it = channels.find({s.event, from, to, s.key[0], s.key[1]});
+      int64_t index = it == channels.end()
+                          ? 0
+                          : notify ? it->second.sent.size()
+                                   : it->second.awaited;
+      t.push_back({objectId({notify ? TailObj : HeadObj, s.event, from, to,
+                             s.key[0], s.key[1], 0}),
+                   kWrite, 0});
+      t.push_back({objectId({MessageObj, s.event, from, to, s.key[0],
+                             s.key[1], index}),
+                   notify ? kNotify : kAwait, 0});
+    }
+    break;
+  }
+  }
+  return t;
+}
+
+/// Whether the earlier access `before` and the pending `now` (of another
+/// process, conflicting on the same object) could have run in either order.
+bool Simulator::coEnabled(const Access &before, int proc,
+                          const Touch &now) const {
+  int na = agents.size();
+  auto rankOf = [&](int id) { return id < na ? agents[id].rank : id - na; };
+  // A host runs only when its rank's agents are done, and they only after it.
+  if ((before.proc >= na) != (proc >= na) && rankOf(before.proc) == rankOf(proc))
+    return false;
+  switch (objectKinds[now.object]) {
+  case MessageObj: // An await takes the message its notify wrote.
+    return false;
+  case CounterObj:
+    // An acquire reaching its quota only with this release needed it.
+    if (now.mode == kAcquire && before.mode == kRelease)
+      return before.info >= now.info;
+    return true;
+  default:
+    return true;
+  }
+}
+
+void Simulator::record(int proc, const std::vector<Touch> &touches) {
+  int index = trace.size();
+  Order c = procClock[proc];
+  for (const Touch &t : touches) {
+    uint8_t conflicts = conflictsWith(t.mode);
+    const std::vector<Access> &list = accesses[t.object];
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      if (!(it->mode & conflicts))
+        continue;
+      const Order &theirs = traceClock[it->index];
+      for (size_t q = 0; q < c.size(); ++q)
+        c[q] = std::max(c[q], theirs[q]);
+      // Whatever conflicts with us and came earlier is ordered before it.
+      if ((conflictsWith(it->mode) & conflicts) == conflicts)
+        break;
+    }
+  }
+  c[proc] = index;
+  for (const Touch &t : touches)
+    accesses[t.object].push_back({index, proc, t.mode, t.info});
+  trace.push_back({proc, touches});
+  traceClock.push_back(c);
+  procClock[proc] = std::move(c);
+}
+
+void Simulator::unrecord(size_t length) {
+  while (trace.size() > length) {
+    for (const Touch &t : trace.back().touches)
+      accesses[t.object].pop_back();
+    trace.pop_back();
+    traceClock.pop_back();
+  }
+}
+
+/// For every process's pending step, the latest step of the trace it races
+/// with: there, the search must also try the other order.
+void Simulator::addBacktrackPoints() {
+  int total = agents.size() + n;
+  for (int p = 0; p < total; ++p) {
+    if (p < static_cast<int>(agents.size()) ? agents[p].done()
+                                            : rankFinished[p - agents.size()])
+      continue;
+    const Order &cp = procClock[p];
+    int latest = -1;
+    for (const Touch &t : nextTouches(p)) {
+      uint8_t conflicts = conflictsWith(t.mode);
+      const std::vector<Access> &list = accesses[t.object];
+      for (auto it = list.rbegin(); it != list.rend(); ++it) {
+        if (it->index <= latest)
+          break;
+        if (it->proc == p || !(it->mode & conflicts) ||
+            it->index <= cp[it->proc] || !coEnabled(*it, p, t))
+          continue;
+        latest = it->index;
+        break;
+      }
+    }
+    if (latest < 0)
+      continue;
+    Level &level = levels[latest];
+    if (level.enabled[p]) {
+      level.backtrack[p] = 1;
+      continue;
+    }
+    // A process that was enabled there and leads to p's step.
+    int lead = -1;
+    for (int q = 0; q < total && lead < 0; ++q)
+      if (level.enabled[q] && cp[q] > latest)
+        lead = q;
+    if (lead >= 0)
+      level.backtrack[lead] = 1;
+    else
+      for (int q = 0; q < total; ++q)
+        if (level.enabled[q])
+          level.backtrack[q] = 1;
+  }
+}
+
+bool Simulator::runExhaustive() {
+  int total = agents.size() + n;
+  procClock.assign(total, Order(total, -1));
+  return explore();
+}
+
+bool Simulator::explore() {
+  int total = agents.size() + n;
+  if (llvm::all_of(rankFinished, [](bool b) { return b; })) {
+    ++statistics.traces;
+    return checkEnd();
+  }
+  addBacktrackPoints();
+  size_t depth = trace.size();
+  levels.emplace_back();
+  {
+    Level &level = levels.back();
+    level.enabled.assign(total, 0);
+    level.backtrack.assign(total, 0);
+    bool any = false;
+    for (int q = 0; q < total; ++q)
+      if (canStep(q)) {
+        level.enabled[q] = 1;
+        if (!any)
+          level.backtrack[q] = 1;
+        any = true;
+      }
+    if (!any)
+      return reportDeadlock();
+  }
+  std::vector<char> done(total, 0);
+  bool first = true;
+  State saved;
+  std::vector<Order> savedProcClock;
+  while (true) {
+    int p = -1;
+    for (int q = 0; q < total && p < 0; ++q)
+      if (levels[depth].backtrack[q] && !done[q])
+        p = q;
+    if (p < 0)
+      break;
+    done[p] = 1;
+    if (first) {
+      // Deeper states may add a branch here later: keep this state.
+      saved = save();
+      savedProcClock = procClock;
+      first = false;
+    } else {
+      restore(saved);
+      procClock = savedProcClock;
+      unrecord(depth);
+    }
+    if (++statistics.states > o.stateBudget)
+      return fail(nullptr,
+                  formatv("the exhaustive search reached its budget of {0} "
+                          "states after {1} complete interleavings; nothing "
+                          "is proven (raise the budget or shrink the run)",
+                          o.stateBudget, statistics.traces));
+    record(p, nextTouches(p));
+    if (!step(p) || !explore())
+      return false;
+  }
+  levels.pop_back();
+  return true;
+}
+
 LogicalResult Simulator::run(SimStats *stats) {
   auto report = [&]() {
     InFlightDiagnostic diag = failure->op->emitError()
@@ -992,6 +1418,18 @@ LogicalResult Simulator::run(SimStats *stats) {
   };
   if (!prepare())
     return report();
+  if (o.exhaustive) {
+    if (!runExhaustive())
+      return report();
+    if (stats) {
+      stats->steps += statistics.steps;
+      stats->actions += statistics.actions;
+      stats->elements += statistics.elements;
+      stats->states += statistics.states;
+      stats->traces += statistics.traces;
+    }
+    return success();
+  }
   int total = agents.size() + n;
   std::vector<int> candidates;
   int current = -1;

@@ -26,6 +26,44 @@ struct SnacSimulatePass
     : public collc::interp::impl::SnacSimulateBase<SnacSimulatePass> {
   using Base::Base;
 
+  SmallVector<int64_t> worldSizes;
+
+  /// Every world size x 1 and 2 chunks per partition x shape x slot count,
+  /// each in every interleaving.
+  LogicalResult runExhaustive(snac::ScheduleOp schedule,
+                              ArrayRef<sim::ElemType> types,
+                              ArrayRef<sim::Shape> shapeList, SimStats &stats,
+                              unsigned &runs) {
+    SmallVector<int64_t, 2> slotCounts = {1, 2};
+    if (stagingSlots >= 0)
+      slotCounts = {stagingSlots.getValue()};
+    else if (stagingSlots == -1)
+      slotCounts = {schedule.getStagingSlots()};
+    for (int64_t n : worldSizes)
+      for (int64_t chunks : {1, 2})
+        for (auto [si, shape] : llvm::enumerate(shapeList))
+          for (int64_t slots : slotCounts) {
+            SimOptions o;
+            o.worldSize = n;
+            o.shape = shape;
+            o.type = types[runs % types.size()];
+            o.seed = 1 + runs;
+            o.calls = calls;
+            o.exhaustive = true;
+            o.stateBudget = budget;
+            o.chunkBytes = chunkBytes;
+            int64_t bytes =
+                chunkBytes > 0 ? chunkBytes.getValue() : schedule.getChunkBytes();
+            o.count = chunks *
+                      std::max<int64_t>(1, bytes * 8 / sim::elemBits(o.type));
+            o.stagingSlots = slots;
+            ++runs;
+            if (failed(simulate(schedule, o, &stats)))
+              return failure();
+          }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<sim::Shape> shapeList;
@@ -44,9 +82,12 @@ struct SnacSimulatePass
     }
     if (shapeList.empty())
       shapeList.push_back(sim::Shape::Uniform);
-    SmallVector<int64_t> worldSizes(ranks.begin(), ranks.end());
-    if (worldSizes.empty())
+    worldSizes.assign(ranks.begin(), ranks.end());
+    if (worldSizes.empty()) {
       worldSizes.push_back(2);
+      if (exhaustive)
+        worldSizes.push_back(3);
+    }
 
     for (auto schedule : module.getOps<snac::ScheduleOp>()) {
       auto collective =
@@ -60,8 +101,21 @@ struct SnacSimulatePass
       for (Attribute t : collective.getElementTypes())
         if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
           types.push_back(*e);
+      if (types.empty())
+        types.push_back(sim::ElemType::F32);
       SimStats stats;
       unsigned runs = 0;
+      if (exhaustive) {
+        if (failed(runExhaustive(schedule, types, shapeList, stats, runs)))
+          return signalPassFailure();
+        if (report)
+          llvm::outs() << llvm::formatv(
+              "exhaustive @{0}: {1} runs ok ({2} calls each; {3} states, {4} "
+              "interleavings)\n",
+              collective.getSymName(), runs, calls.getValue(), stats.states,
+              stats.traces);
+        continue;
+      }
       for (auto [ni, n] : llvm::enumerate(worldSizes)) {
         for (auto [si, shape] : llvm::enumerate(shapeList)) {
           for (unsigned seed = 0; seed < seeds; ++seed) {

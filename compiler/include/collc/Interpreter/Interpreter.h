@@ -2,7 +2,8 @@
 //
 // Executes a derived snac schedule for N simulated ranks on the CPU and proves
 // it right: every CTA role group of every rank is an agent, interleaved at
-// random (seeded); data moves with real element types; several calls run back
+// random (seeded) or, in the exhaustive mode, in every order that can matter
+// (partial-order reduction); data moves with real element types; several calls run back
 // to back on the same buffers. It checks
 //   - every output against the collective's definition (collc/Sim/Model.h),
 //     bitwise, with poisoned outputs so an unwritten element fails;
@@ -71,12 +72,23 @@ struct SimOptions {
   int64_t chunkBytes = 0;
   /// Staging slots per partition; negative keeps the schedule's policy.
   int64_t stagingSlots = -1;
+  /// Explore every interleaving (up to partial-order reduction) instead of
+  /// one seeded one; `strategy` is then unused. See runExhaustive in
+  /// Interpreter.cpp for the reduction and why it is sound.
+  bool exhaustive = false;
+  /// Exhaustive mode: the most states visited before the run fails (it
+  /// never stops early and passes).
+  uint64_t stateBudget = 2000000;
 };
 
 struct SimStats {
   uint64_t steps = 0;
   uint64_t actions = 0;
   uint64_t elements = 0;
+  /// Exhaustive mode: states visited and complete interleavings (one per
+  /// Mazurkiewicz trace the reduction keeps) run to the end.
+  uint64_t states = 0;
+  uint64_t traces = 0;
 };
 
 /// The interpreter's element type for an MLIR element type of a collective,
@@ -84,7 +96,8 @@ struct SimStats {
 std::optional<sim::ElemType> elemTypeOf(mlir::Type type);
 
 /// Short description of a run, for messages: "ranks=4 shape=zipf type=bf16
-/// seed=2 strategy=run-to-block".
+/// seed=2 strategy=run-to-block" ("... strategy=exhaustive calls=2 count=16"
+/// for an exhaustive run).
 std::string describe(const SimOptions &options);
 
 /// Simulates `schedule` (whose collective must be a sibling coll.collective).
