@@ -14,6 +14,8 @@
 
 #include "collc/Interpreter/Interpreter.h"
 
+#include "Search.h"
+
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -229,7 +231,7 @@ struct Failure {
   std::vector<std::pair<Operation *, std::string>> notes;
 };
 
-class Simulator {
+class Simulator : public PorSearch {
 public:
   Simulator(snac::ScheduleOp schedule, coll::CollectiveOp collective,
             const SimOptions &options)
@@ -260,7 +262,6 @@ private:
                       int call);
 
   // Execution.
-  bool canStep(int id);
   bool step(int id);
   bool stepAgent(Agent &agent);
   bool stepHost(int rank);
@@ -304,47 +305,31 @@ private:
     channels = s.channels;
     counters = s.counters;
   }
-  /// One shared object a step accesses, how, and what decides whether it
-  /// could have run earlier: a release's count before it, an acquire's
-  /// quota.
-  struct Touch {
-    int object;
-    uint8_t mode;
-    int64_t info;
-  };
-  /// One access in the trace: the step's index, its process, mode and info.
-  struct Access {
-    int index, proc;
-    uint8_t mode;
-    int64_t info;
-  };
-  struct TraceStep {
-    int proc;
-    std::vector<Touch> touches;
-  };
-  /// The search's bookkeeping for the state before trace step `depth`.
-  struct Level {
-    std::vector<char> enabled, backtrack;
-  };
-  int objectId(std::array<int64_t, 7> key);
-  std::vector<Touch> nextTouches(int id);
-  bool coEnabled(const Access &before, int proc, const Touch &now) const;
-  void record(int proc, const std::vector<Touch> &touches);
-  void unrecord(size_t length);
-  void addBacktrackPoints();
-  bool runExhaustive();
-  bool explore();
-  std::map<std::array<int64_t, 7>, int> objectIds;
-  std::vector<int> objectKinds;
-  std::vector<std::vector<Access>> accesses; // [object], in trace order
-  std::vector<TraceStep> trace;
-  /// Per process, the index of its latest trace step ordered before (-1:
-  /// none): happens-before of the search, over dependence, not the
-  /// schedule's events.
-  using Order = std::vector<int>;
-  std::vector<Order> traceClock; // [step]
-  std::vector<Order> procClock;  // [process]: as of its latest step
-  std::vector<Level> levels;
+  // PorSearch.
+  int numProcesses() const override { return agents.size() + n; }
+  bool hasNext(int p) const override {
+    return p < static_cast<int>(agents.size())
+               ? !agents[p].done()
+               : !rankFinished[p - agents.size()];
+  }
+  bool canStep(int p) override;
+  std::vector<Touch> nextTouches(int p) override;
+  bool coEnabled(const Access &before, int proc,
+                 const Touch &now) const override;
+  bool stepProcess(int p) override { return step(p); }
+  bool allFinished() const override {
+    return llvm::all_of(rankFinished, [](bool b) { return b; });
+  }
+  bool checkFinal() override { return checkEnd(); }
+  bool deadlock() override { return reportDeadlock(); }
+  bool budgetSpent(uint64_t budget, uint64_t traces) override;
+  void saveState(size_t depth) override {
+    if (snapshots.size() <= depth)
+      snapshots.resize(depth + 1);
+    snapshots[depth] = save();
+  }
+  void restoreState(size_t depth) override { restore(snapshots[depth]); }
+  std::vector<State> snapshots;
   std::string blockedOn(const Agent &agent) const;
   bool reportDeadlock();
 
@@ -1121,52 +1106,10 @@ bool Simulator::checkEnd() {
 // truncated search proves nothing.
 
 namespace {
-enum : uint8_t {
-  kRead = 1,
-  kWrite = 2,
-  kNotify = 4, // writes a channel message
-  kAwait = 8,  // reads a channel message
-  kRelease = 16,
-  kAcquire = 32,
-  kUser = 64,
-  kHost = 128,
-};
-
-/// The modes each mode conflicts with.
-uint8_t conflictsWith(uint8_t mode) {
-  switch (mode) {
-  case kRead:
-    return kWrite;
-  case kWrite:
-    return kRead | kWrite;
-  case kNotify:
-    return kAwait;
-  case kAwait:
-    return kNotify;
-  case kRelease:
-    return kAcquire;
-  case kAcquire:
-    return kRelease | kAcquire;
-  case kUser:
-    return kHost;
-  default:
-    return kUser | kHost;
-  }
-}
-
 enum ObjectKind { RegionObj, HeadObj, TailObj, MessageObj, CounterObj, UserObj, LaunchObj };
 } // namespace
 
-int Simulator::objectId(std::array<int64_t, 7> key) {
-  auto [it, added] = objectIds.try_emplace(key, objectIds.size());
-  if (added) {
-    accesses.emplace_back();
-    objectKinds.push_back(static_cast<int>(key[0]));
-  }
-  return it->second;
-}
-
-std::vector<Simulator::Touch> Simulator::nextTouches(int id) {
+std::vector<PorSearch::Touch> Simulator::nextTouches(int id) {
   int na = agents.size();
   if (id >= na) {
     int r = id - na;
@@ -1249,7 +1192,7 @@ bool Simulator::coEnabled(const Access &before, int proc,
   // A host runs only when its rank's agents are done, and they only after it.
   if ((before.proc >= na) != (proc >= na) && rankOf(before.proc) == rankOf(proc))
     return false;
-  switch (objectKinds[now.object]) {
+  switch (objectKind(now.object)) {
   case MessageObj: // An await takes the message its notify wrote.
     return false;
   case CounterObj:
@@ -1262,148 +1205,12 @@ bool Simulator::coEnabled(const Access &before, int proc,
   }
 }
 
-void Simulator::record(int proc, const std::vector<Touch> &touches) {
-  int index = trace.size();
-  Order c = procClock[proc];
-  for (const Touch &t : touches) {
-    uint8_t conflicts = conflictsWith(t.mode);
-    const std::vector<Access> &list = accesses[t.object];
-    for (auto it = list.rbegin(); it != list.rend(); ++it) {
-      if (!(it->mode & conflicts))
-        continue;
-      const Order &theirs = traceClock[it->index];
-      for (size_t q = 0; q < c.size(); ++q)
-        c[q] = std::max(c[q], theirs[q]);
-      // Whatever conflicts with us and came earlier is ordered before it.
-      if ((conflictsWith(it->mode) & conflicts) == conflicts)
-        break;
-    }
-  }
-  c[proc] = index;
-  for (const Touch &t : touches)
-    accesses[t.object].push_back({index, proc, t.mode, t.info});
-  trace.push_back({proc, touches});
-  traceClock.push_back(c);
-  procClock[proc] = std::move(c);
-}
-
-void Simulator::unrecord(size_t length) {
-  while (trace.size() > length) {
-    for (const Touch &t : trace.back().touches)
-      accesses[t.object].pop_back();
-    trace.pop_back();
-    traceClock.pop_back();
-  }
-}
-
-/// For every process's pending step, the latest step of the trace it races
-/// with: there, the search must also try the other order.
-void Simulator::addBacktrackPoints() {
-  int total = agents.size() + n;
-  for (int p = 0; p < total; ++p) {
-    if (p < static_cast<int>(agents.size()) ? agents[p].done()
-                                            : rankFinished[p - agents.size()])
-      continue;
-    const Order &cp = procClock[p];
-    int latest = -1;
-    for (const Touch &t : nextTouches(p)) {
-      uint8_t conflicts = conflictsWith(t.mode);
-      const std::vector<Access> &list = accesses[t.object];
-      for (auto it = list.rbegin(); it != list.rend(); ++it) {
-        if (it->index <= latest)
-          break;
-        if (it->proc == p || !(it->mode & conflicts) ||
-            it->index <= cp[it->proc] || !coEnabled(*it, p, t))
-          continue;
-        latest = it->index;
-        break;
-      }
-    }
-    if (latest < 0)
-      continue;
-    Level &level = levels[latest];
-    if (level.enabled[p]) {
-      level.backtrack[p] = 1;
-      continue;
-    }
-    // A process that was enabled there and leads to p's step.
-    int lead = -1;
-    for (int q = 0; q < total && lead < 0; ++q)
-      if (level.enabled[q] && cp[q] > latest)
-        lead = q;
-    if (lead >= 0)
-      level.backtrack[lead] = 1;
-    else
-      for (int q = 0; q < total; ++q)
-        if (level.enabled[q])
-          level.backtrack[q] = 1;
-  }
-}
-
-bool Simulator::runExhaustive() {
-  int total = agents.size() + n;
-  procClock.assign(total, Order(total, -1));
-  return explore();
-}
-
-bool Simulator::explore() {
-  int total = agents.size() + n;
-  if (llvm::all_of(rankFinished, [](bool b) { return b; })) {
-    ++statistics.traces;
-    return checkEnd();
-  }
-  addBacktrackPoints();
-  size_t depth = trace.size();
-  levels.emplace_back();
-  {
-    Level &level = levels.back();
-    level.enabled.assign(total, 0);
-    level.backtrack.assign(total, 0);
-    bool any = false;
-    for (int q = 0; q < total; ++q)
-      if (canStep(q)) {
-        level.enabled[q] = 1;
-        if (!any)
-          level.backtrack[q] = 1;
-        any = true;
-      }
-    if (!any)
-      return reportDeadlock();
-  }
-  std::vector<char> done(total, 0);
-  bool first = true;
-  State saved;
-  std::vector<Order> savedProcClock;
-  while (true) {
-    int p = -1;
-    for (int q = 0; q < total && p < 0; ++q)
-      if (levels[depth].backtrack[q] && !done[q])
-        p = q;
-    if (p < 0)
-      break;
-    done[p] = 1;
-    if (first) {
-      // Deeper states may add a branch here later: keep this state.
-      saved = save();
-      savedProcClock = procClock;
-      first = false;
-    } else {
-      restore(saved);
-      procClock = savedProcClock;
-      unrecord(depth);
-    }
-    if (++statistics.states > o.stateBudget)
-      return fail(nullptr,
-                  formatv("the exhaustive search reached its budget of {0} "
-                          "states after {1} complete interleavings; nothing "
-                          "is proven (raise the budget or shrink the run)",
-                          o.stateBudget, statistics.traces));
-    record(p, nextTouches(p));
-    if (!step(p) || !explore())
-      return false;
-  }
-  levels.pop_back();
-  return true;
+bool Simulator::budgetSpent(uint64_t budget, uint64_t traces) {
+  return fail(nullptr,
+              formatv("the exhaustive search reached its budget of {0} "
+                      "states after {1} complete interleavings; nothing is "
+                      "proven (raise the budget or shrink the run)",
+                      budget, traces));
 }
 
 LogicalResult Simulator::run(SimStats *stats) {
@@ -1419,7 +1226,15 @@ LogicalResult Simulator::run(SimStats *stats) {
   if (!prepare())
     return report();
   if (o.exhaustive) {
-    if (!runExhaustive())
+    // Every call's steps, up front: the search needs every process's next.
+    for (size_t id = 0; id < agents.size(); ++id)
+      for (int call = 0; call < o.calls; ++call)
+        if (!unrolled(id, call))
+          return report();
+    bool ok = searchAll(o.stateBudget);
+    statistics.states = states;
+    statistics.traces = traces;
+    if (!ok)
       return report();
     if (stats) {
       stats->steps += statistics.steps;
