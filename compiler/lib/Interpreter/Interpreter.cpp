@@ -14,6 +14,7 @@
 
 #include "collc/Interpreter/Interpreter.h"
 
+#include "Common.h"
 #include "Search.h"
 
 #include "collc/Dialect/Coll/IR/CollOps.h"
@@ -180,7 +181,9 @@ struct CounterKey {
   }
 };
 
-sim::RedOp toSim(snac::Reduction r) {
+} // namespace
+
+sim::RedOp interp::redOpOf(snac::Reduction r) {
   switch (r) {
   case snac::Reduction::sum:
     return sim::RedOp::Sum;
@@ -194,7 +197,7 @@ sim::RedOp toSim(snac::Reduction r) {
   llvm_unreachable("unknown reduction");
 }
 
-sim::Layout toSim(coll::Layout l) {
+static sim::Layout toSim(coll::Layout l) {
   switch (coll::fixedLayout(l)) {
   case coll::Layout::packed:
     return sim::Layout::Packed;
@@ -205,14 +208,14 @@ sim::Layout toSim(coll::Layout l) {
   }
 }
 
-sim::Collective toSim(coll::CollectiveOp op) {
+sim::Collective interp::modelOf(coll::CollectiveOp op) {
   sim::Collective c;
   for (coll::TransformOp t : op.getTransforms()) {
     sim::Transform s;
     s.consume = t.getConsume() == coll::ConsumeOp::copy ? sim::Consume::Copy
                                                          : sim::Consume::Reduce;
     if (auto r = t.getReduction())
-      s.op = toSim(static_cast<snac::Reduction>(static_cast<int>(*r)));
+      s.op = redOpOf(static_cast<snac::Reduction>(static_cast<int>(*r)));
     s.in = toSim(t.getInput());
     s.out = toSim(t.getOutput());
     s.variable = coll::isVariable(t.getInput());
@@ -223,6 +226,8 @@ sim::Collective toSim(coll::CollectiveOp op) {
   }
   return c;
 }
+
+namespace {
 
 /// A problem found by the simulation: where, and what.
 struct Failure {
@@ -236,7 +241,7 @@ public:
   Simulator(snac::ScheduleOp schedule, coll::CollectiveOp collective,
             const SimOptions &options)
       : schedule(schedule), collective(collective), o(options),
-        model(toSim(collective)), n(options.worldSize), rng(options.seed) {}
+        model(modelOf(collective)), n(options.worldSize), rng(options.seed) {}
 
   LogicalResult run(SimStats *stats);
 
@@ -567,7 +572,7 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
       } else {
         auto reduce = cast<snac::ReduceOp>(op);
         Step s = regions(reduce, Step{Step::Reduce, &op});
-        s.red = toSim(reduce.getOp());
+        s.red = redOpOf(reduce.getOp());
         steps.push_back(s);
       }
     } else if (isa<snac::NotifyOp, snac::AwaitOp>(op)) {

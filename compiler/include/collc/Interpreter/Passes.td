@@ -24,6 +24,13 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
     per partition (`count` is then derived from `chunk-bytes`), each shape,
     and staging slots 1 and 2 (or `staging-slots` when set to a count), `calls`
     calls each; a run that visits more than `budget` states fails.
+
+    Every snac.program runs the same way (world sizes x shapes x seeds, or
+    exhaustively), once per encoding in `encodings` (default: the policy's),
+    with `workers` CTAs per rank, random and special inputs alternating by
+    seed (`inputs`), and receive slots from `staging-slots` when it is a
+    count. In the exhaustive mode its calls carry one unit and `workers + 1`
+    units per partition.
   }];
   let options = [
     ListOption<"ranks", "ranks", "int64_t", "World sizes to simulate">,
@@ -44,7 +51,17 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
            "Explore every interleaving (partial-order reduced) instead of "
            "seeded ones">,
     Option<"budget", "budget", "uint64_t", /*default=*/"2000000",
-           "Exhaustive mode: states per run before it fails">
+           "Exhaustive mode: states per run before it fails">,
+    ListOption<"encodings", "encodings", "std::string",
+               "Programs: encodings to force (flag, ll16, sentinel; default: "
+               "the policy's)">,
+    Option<"workers", "workers", "int", /*default=*/"2",
+           "Programs: CTAs per rank in the model">,
+    Option<"inputs", "inputs", "std::string", /*default=*/"\"mixed\"",
+           "Input data: random, special or mixed (alternating by seed)">,
+    ListOption<"counts", "counts", "int64_t",
+               "Elements per partition of each call in turn (overrides "
+               "count)">
   ];
 }
 
