@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "collc/Conversion/CollToSnac/Passes.h"
 #include "collc/Dialect/Coll/IR/CollDialect.h"
 #include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   registry.insert<collc::coll::CollDialect, collc::snac::SnacDialect,
                   mlir::arith::ArithDialect, mlir::scf::SCFDialect>();
   collc::coll::registerCollPasses();
+  collc::registerCollToSnacPasses();
   collc::snac::registerSnacPasses();
   collc::interp::registerInterpreterPasses();
   return mlir::asMainReturnCode(
