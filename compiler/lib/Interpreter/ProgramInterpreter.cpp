@@ -37,6 +37,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -44,6 +45,7 @@
 #include <memory>
 #include <random>
 #include <tuple>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace collc;
@@ -66,11 +68,17 @@ using Clock = std::vector<uint32_t>;
 struct UnitKey {
   int owner, slot, source;
   int64_t unit;
-  bool operator<(const UnitKey &o) const {
-    return std::tie(owner, slot, source, unit) <
-           std::tie(o.owner, o.slot, o.source, o.unit);
+  bool operator==(const UnitKey &o) const {
+    return owner == o.owner && slot == o.slot && source == o.source &&
+           unit == o.unit;
   }
 };
+struct UnitKeyHash {
+  size_t operator()(const UnitKey &k) const {
+    return llvm::hash_combine(k.owner, k.slot, k.source, k.unit);
+  }
+};
+using UnitMap = std::unordered_map<UnitKey, struct Unit, UnitKeyHash>;
 
 /// A receive-buffer unit (or, with `isWord`, a flag ready word).
 struct Unit {
@@ -219,7 +227,7 @@ private:
     std::vector<Clock> clocks;
     std::vector<int> rankCall;
     std::vector<bool> rankFinished;
-    std::map<UnitKey, Unit> units, words;
+    UnitMap units, words;
     std::vector<std::vector<uint32_t>> outputs;
     std::vector<std::vector<int>> written;
   };
@@ -267,7 +275,7 @@ private:
   std::vector<Clock> clocks; // [agent], then one per host
   std::vector<int> rankCall;
   std::vector<bool> rankFinished;
-  std::map<UnitKey, Unit> units, words;
+  UnitMap units, words;
   std::vector<std::vector<uint32_t>> outputs;
   std::vector<std::vector<int>> written; // [rank][element]: call, -1
   std::vector<State> snapshots;
@@ -703,7 +711,7 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
                               const char *what) {
   int me = agent.rank * W + agent.worker;
   int call = rankCall[agent.rank];
-  std::string here = where(agent.rank, s.slot, s.peer, s.unit);
+  auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit); };
   if (encoding != kSentinel && u.seq > s.epoch)
     return fail(s.op,
                 formatv("call {0}: {1} {2} {3} and finds a packet of call "
@@ -711,12 +719,13 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
                         "{6}): a later call than its own, the ranks did not "
                         "issue the same call sequence (a sequence error, "
                         "COLLC_KERNEL_SEQUENCE)",
-                        call, who(me), what, here, u.seq - 1, u.seq, s.epoch));
+                        call, who(me), what, here(), u.seq - 1, u.seq,
+                        s.epoch));
   if (u.writer != s.peer || u.writerEpoch != s.epoch)
     return fail(s.op,
                 formatv("call {0}: {1} accepts {2}, which holds data of call "
                         "{3} written by {4}, not call {0}'s from rank {5}{6}",
-                        call, who(me), here, u.writerEpoch - 1,
+                        call, who(me), here(), u.writerEpoch - 1,
                         u.writer < 0 ? std::string("nobody")
                                      : "rank " + std::to_string(u.writer),
                         s.peer,
@@ -727,7 +736,7 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
   if (static_cast<int64_t>(u.elems.size()) != std::max<int64_t>(1, s.count))
     return fail(s.op, formatv("call {0}: {1} expects {2} elements in {3}, "
                               "which carries {4}",
-                              call, who(me), s.count, here, u.elems.size()));
+                              call, who(me), s.count, here(), u.elems.size()));
   u.accepted = true;
   return true;
 }
@@ -742,18 +751,18 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   switch (s.kind) {
   case PStep::Put: {
     Unit &u = units[{s.peer, s.slot, agent.rank, s.unit}];
-    std::string here = where(s.peer, s.slot, agent.rank, s.unit);
+    auto here = [&] { return where(s.peer, s.slot, agent.rank, s.unit); };
     if (u.writer >= 0 && !u.accepted)
       return fail(s.op,
                   formatv("call {0}: {1} overwrites {2} before rank {3} "
                           "accepted what it held (call {4}'s): the slot is "
                           "reused while its consumer may still read it",
-                          call, who(me), here, s.peer, u.writerEpoch - 1));
+                          call, who(me), here(), s.peer, u.writerEpoch - 1));
     if (encoding == kSentinel && !u.armed)
       return fail(s.op,
                   formatv("call {0}: {1} writes {2} before rank {3} re-armed "
                           "it (call {4}'s): the re-arm can erase this data",
-                          call, who(me), here, s.peer, u.writerEpoch - 1));
+                          call, who(me), here(), s.peer, u.writerEpoch - 1));
     const std::vector<uint32_t> &in = inputs[call][agent.rank];
     if (s.count == 0) {
       u.elems.assign(1, 0); // padding: a packet, a non-sentinel word
@@ -794,18 +803,18 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   }
   case PStep::AwaitWord: {
     Unit &w = words[{agent.rank, s.slot, s.peer, s.unit}];
-    std::string here = where(agent.rank, s.slot, s.peer, s.unit, true);
+    auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit, true); };
     if (w.seq > s.epoch)
       return fail(s.op,
                   formatv("call {0}: {1} awaits {2} and finds call {3}'s "
                           "word (value {4}) while it runs call {0} (epoch "
                           "{5}): a later call than its own, a sequence error "
                           "(COLLC_KERNEL_SEQUENCE)",
-                          call, who(me), here, w.seq - 1, w.seq, s.epoch));
+                          call, who(me), here(), w.seq - 1, w.seq, s.epoch));
     if (w.writer != s.peer || w.writerEpoch != s.epoch)
       return fail(s.op, formatv("call {0}: {1} accepts {2}, written in call "
                                 "{3} by rank {4}",
-                                call, who(me), here, w.writerEpoch - 1,
+                                call, who(me), here(), w.writerEpoch - 1,
                                 w.writer));
     for (size_t i = 0; i < mine.size(); ++i)
       mine[i] = std::max(mine[i], (*w.clock)[i]);
@@ -969,8 +978,10 @@ std::string ProgramSimulator::blockedOn(const Agent &agent) {
                     "not canonicalized)";
     return line;
   }
-  return line + formatv(": it holds {0} {1} (call {2}'s)",
-                        word ? "value" : "sequence", u.seq, u.writerEpoch - 1)
+  return line + formatv(": it holds {0} {1}, written by rank {2} in call {3} "
+                        "(epoch {4})",
+                        word ? "value" : "sequence", u.seq, u.writer,
+                        u.writerEpoch - 1, u.writerEpoch)
                     .str();
 }
 

@@ -3,6 +3,8 @@
 #include "Search.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace collc::interp;
 
@@ -77,9 +79,22 @@ void PorSearch::addBacktrackPoints() {
   for (int p = 0; p < total; ++p) {
     if (!hasNext(p))
       continue;
-    const Order &cp = procClock[p];
+    // What the pending step must come after: p's own past, and every
+    // conflicting access it could not have run before (the launch of its
+    // call, the write that made its unit ready) with what preceded those.
+    std::vector<Touch> pending = nextTouches(p);
+    Order cp = procClock[p];
+    for (const Touch &t : pending) {
+      uint8_t conflicts = conflictsWith(t.mode);
+      for (const Access &a : accesses[t.object])
+        if (a.proc != p && (a.mode & conflicts) && !coEnabled(a, p, t)) {
+          const Order &theirs = traceClock[a.index];
+          for (size_t q = 0; q < cp.size(); ++q)
+            cp[q] = std::max(cp[q], theirs[q]);
+        }
+    }
     int latest = -1;
-    for (const Touch &t : nextTouches(p)) {
+    for (const Touch &t : pending) {
       uint8_t conflicts = conflictsWith(t.mode);
       const std::vector<Access> &list = accesses[t.object];
       for (auto it = list.rbegin(); it != list.rend(); ++it) {
@@ -89,6 +104,8 @@ void PorSearch::addBacktrackPoints() {
             it->index <= cp[it->proc] || !coEnabled(*it, p, t))
           continue;
         latest = it->index;
+        if (getenv("COLLC_POR_DEBUG"))
+          fprintf(stderr, "race: pending p%d obj %d kind %d mode %d info %lld vs step %d p%d mode %d info %lld\n", p, t.object, objectKind(t.object), t.mode, (long long)t.info, it->index, it->proc, it->mode, (long long)it->info);
         break;
       }
     }

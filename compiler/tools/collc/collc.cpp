@@ -162,6 +162,11 @@ cl::opt<bool> simExhaustive(
              "--sim-calls (default 2) calls; fail if a run exceeds "
              "--sim-budget states"),
     cl::init(false), cl::cat(simCategory));
+cl::list<std::string> simEncodings(
+    "sim-encodings",
+    cl::desc("With --simulate: simulate every program once per encoding "
+             "forced (flag, ll16, sentinel; default: each program's own)"),
+    cl::CommaSeparated, cl::cat(simCategory));
 cl::opt<uint64_t> simBudget(
     "sim-budget",
     cl::desc("With --sim-exhaustive: states per run before the run fails"),
@@ -453,6 +458,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
       options.stagingSlots = simStagingSlots;
       options.exhaustive = simExhaustive;
       options.budget = simBudget;
+      options.encodings.assign(simEncodings.begin(), simEncodings.end());
       options.report = true;
       pm.addPass(interp::createSnacSimulate(options));
     }
