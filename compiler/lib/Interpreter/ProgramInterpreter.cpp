@@ -41,6 +41,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <climits>
 #include <map>
 #include <memory>
 #include <random>
@@ -343,6 +344,19 @@ bool ProgramSimulator::prepare() {
     }
     sim::CallArgs args =
         sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
+    // Random sizes: the least input must reach the band's lo (a call below
+    // it runs another kernel), so grow the count until it does.
+    for (int attempt = 0; o.counts.empty() && o.count < 0 && bandLo > 0 &&
+                          attempt < 16;
+         ++attempt) {
+      int64_t least = INT64_MAX;
+      for (int r = 0; r < n; ++r)
+        least = std::min(least, sim::inputGeometry(model, args, 0, r).total);
+      if (least * elemBytes >= bandLo)
+        break;
+      count = std::max<int64_t>(1, count * 2);
+      args = sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
+    }
     std::vector<std::vector<int64_t>> m(n);
     std::vector<std::vector<uint32_t>> in;
     for (int r = 0; r < n; ++r) {
