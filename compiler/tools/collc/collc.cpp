@@ -10,7 +10,6 @@
 #include "collc/Dialect/Coll/IR/CollDialect.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Conversion/CollToSnac/Passes.h"
-#include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Passes.h"
@@ -424,7 +423,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
-    pm.addPass(coll::createCollDeriveSchedule());
+    pm.addPass(createCollDeriveSchedule());
     // SNAC v2 programs beside the schedules: derived, then their work
     // assigned for the module's targets, then the dependent launch placed.
     pm.addPass(createCollDerivePrograms());

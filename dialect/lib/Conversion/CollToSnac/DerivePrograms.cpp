@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/Conversion/CollToSnac/Passes.h"
+#include "Vocabulary.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -74,38 +75,6 @@ static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
     return OneShot{ConsumeOp::reduce, f.getReduction(), Layout::packed,
                    Layout::packed};
   return std::nullopt;
-}
-
-static snac::Layout toSnac(Layout layout) {
-  switch (layout) {
-  case Layout::packed:
-    return snac::Layout::packed;
-  case Layout::scattered:
-    return snac::Layout::scattered;
-  case Layout::transposed:
-    return snac::Layout::transposed;
-  case Layout::packed_v:
-    return snac::Layout::packed_v;
-  case Layout::scattered_v:
-    return snac::Layout::scattered_v;
-  case Layout::transposed_v:
-    return snac::Layout::transposed_v;
-  }
-  llvm_unreachable("unknown layout");
-}
-
-static snac::Reduction toSnac(Reduction r) {
-  switch (r) {
-  case Reduction::sum:
-    return snac::Reduction::sum;
-  case Reduction::max:
-    return snac::Reduction::max;
-  case Reduction::min:
-    return snac::Reduction::min;
-  case Reduction::avg:
-    return snac::Reduction::avg;
-  }
-  llvm_unreachable("unknown reduction");
 }
 
 /// The encoding a `protocol` value names; `auto` picks by the band's hi:

@@ -27,8 +27,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "collc/Conversion/CollToSnac/Passes.h"
+#include "Vocabulary.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
-#include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,10 +37,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
-namespace collc::coll {
+namespace collc {
 #define GEN_PASS_DEF_COLLDERIVESCHEDULE
-#include "collc/Dialect/Coll/Transforms/Passes.h.inc"
-} // namespace collc::coll
+#include "collc/Conversion/CollToSnac/Passes.h.inc"
+} // namespace collc
 
 using namespace mlir;
 using namespace collc;
@@ -57,20 +58,6 @@ constexpr int64_t kDefaultCtas = 16;
 static int64_t policyInt(CollectiveOp op, StringRef key, int64_t fallback) {
   auto v = dyn_cast_or_null<IntegerAttr>(op.lookupPolicy(key));
   return v ? v.getInt() : fallback;
-}
-
-static snac::Reduction toSnac(Reduction r) {
-  switch (r) {
-  case Reduction::sum:
-    return snac::Reduction::sum;
-  case Reduction::max:
-    return snac::Reduction::max;
-  case Reduction::min:
-    return snac::Reduction::min;
-  case Reduction::avg:
-    return snac::Reduction::avg;
-  }
-  llvm_unreachable("unknown reduction");
 }
 
 /// Builds the schedule of one collective.
@@ -365,7 +352,7 @@ void ScheduleBuilder::build() {
 
 namespace {
 struct CollDeriveSchedulePass
-    : public coll::impl::CollDeriveScheduleBase<CollDeriveSchedulePass> {
+    : public collc::impl::CollDeriveScheduleBase<CollDeriveSchedulePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Schedules already derived are left alone (the pass is idempotent).
