@@ -126,7 +126,8 @@ struct Agent {
 struct BufferInfo {
   snac::BufferKind kind;
   bool packed;
-  bool row;
+  /// For its geometry (getSizeEntry: the one home of that rule).
+  mutable snac::ProgramBufferOp op;
 };
 
 struct Failure {
@@ -155,9 +156,8 @@ private:
   }
   /// Partition j's element count of buffer `b` at rank r in `call`.
   int64_t sizeOf(const BufferInfo &b, int call, int r, int64_t j) const {
-    const auto &m = sizes[call];
-    int64_t cols = m[0].size();
-    return b.row ? m[r][cols == 1 ? 0 : j] : m[j][cols == 1 ? 0 : r];
+    auto [p, k] = b.op.getSizeEntry<int64_t>(r, j, 0);
+    return sizes[call][p][k];
   }
   int64_t partsOf(const BufferInfo &b) const { return b.packed ? 1 : n; }
   int64_t offsetOf(const BufferInfo &b, int call, int r, int64_t j) const {
@@ -308,8 +308,7 @@ bool ProgramSimulator::prepare() {
     return t.consume == sim::Consume::Reduce;
   });
   for (auto b : program.getBody().front().getOps<snac::ProgramBufferOp>()) {
-    buffers[b.getSymName()] = {b.getKind(), b.isPacked(),
-                               b.getSizes() == snac::SizeSide::row};
+    buffers[b.getSymName()] = {b.getKind(), b.isPacked(), b};
   }
   for (auto &[name, b] : buffers) {
     if (b.kind == snac::BufferKind::input)
