@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,21 @@ struct Target {
 
 /// Parses "sm_90", "sm_90a", "sm_100f"...; fails on anything else.
 mlir::FailureOr<Target> parseTarget(llvm::StringRef name);
+
+/// What the runtime needs to launch a program kernel (SNAC v2, one kernel
+/// per snac.program): the manifest's `program` object
+/// (docs/module-format.md) before the derived fields.
+struct ProgramInfo {
+  std::string variant;  // "one_shot"
+  std::string encoding; // "flag", "ll16" or "sentinel"
+  /// Inclusive bounds on the bytes of this rank's input the program serves.
+  int64_t bandLo = 0, bandHi = 0;
+  int slots = 0;
+  /// Bytes of one (slot, source) receive region (collcRxRegionBytes).
+  int64_t regionBytes = 0;
+  /// Whether the size vector describes a packed input (else scattered).
+  bool inputPacked = true;
+};
 
 /// What the runtime needs to launch one generated kernel.
 struct KernelInfo {
@@ -54,6 +70,10 @@ struct KernelInfo {
   // Layouts of the first transform's input and of the last one's output.
   std::string inputLayout, outputLayout;
   bool variable = false;
+  /// Set for a program kernel (which has no workspace, only receive
+  /// buffers and counters); the fields above from `chunkBytes` on are then
+  /// unused.
+  std::optional<ProgramInfo> program;
 };
 
 /// Emits the CUDA source of every schedule in `module` for `target` into
