@@ -1,0 +1,703 @@
+//===- program.cuh - what a generated SNAC v2 program runs on ---*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The device side of a one-shot push program (issue 10, SNAC v2 step 1): every
+/// producer pushes each input partition into its consumers' receive buffers,
+/// readiness carried with the data, and every consumer takes (copies) or
+/// reduce-takes the regions of its sources. One kernel per call, no CTA
+/// barrier, no fence stacked on a release, no cross-CTA counter: the only
+/// dependent load is this CTA's call counter, after griddepcontrol.wait.
+///
+/// Receive buffers (abi.h, "Programs"): rank q's buffer holds one region per
+/// (slot, source); slot = epoch mod Slots, epoch = this CTA's counter + 1.
+/// With 2 slots reuse needs no free event (SiFAR dual buffering): p writes
+/// q's slot of call e + 2 only after its own call e + 1 finished, which
+/// needed q's call-(e + 1) data, which q writes only after griddepcontrol.wait
+/// (or stream order), i.e. after q's call e, the reader of that slot, ended.
+/// That needs every (source, consumer) pair to exchange readiness every call,
+/// so a put of 0 elements still publishes one padding unit.
+///
+/// Work assignment: every op splits its units over every thread of the grid
+/// by a grid stride (thread t of T takes units t, t + T, ...; Grain units per
+/// thread-step, issued together); units depend only on (count, grid), so the
+/// producer's and the consumer's agree:
+///  - LL16: 8 bytes of payload per 16-byte packet {d0, seq, d1, seq}
+///    (collc/device/common/ll.cuh), seq = the epoch's low 32 bits;
+///  - SENTINEL: 16 bytes of payload per unit, canonicalized (bits, never
+///    floats; partial sums too) so it never equals the all-ones pattern the
+///    region is armed with; the consumer re-arms what it read
+///    (collc/device/common/sentinel.cuh);
+///  - FLAG: warp w of W owns a contiguous segment of the 16-byte units and one
+///    64-bit ready word per (slot, source) region, after the payload: its lanes
+///    store the data, __syncwarp, and one lane per destination stores the
+///    epoch with st.release.sys; every consuming lane polls the word with
+///    ld.acquire.sys (collc/device/common/flags.cuh).
+///
+/// Waits are bounded by p.timeoutNs. A wait that expires records
+/// COLLC_KERNEL_TIMEOUT, one that sees a packet or ready word of a later call
+/// than its own records COLLC_KERNEL_SEQUENCE (the ranks did not issue the same
+/// call sequence), in the error record (abi.h: [3] op, [4] -1, [5] the source,
+/// [6] the slot, [7] the first element waited for); that thread then does
+/// nothing more in the call (the communicator is dead: the runtime refuses
+/// later launches). Sentinel readiness carries no call number, so only LL16
+/// and FLAG detect a sequence mismatch.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_DEVICE_SNAC_PROGRAM_CUH
+#define COLLC_DEVICE_SNAC_PROGRAM_CUH
+
+#include "collc/device/common/flags.cuh"
+#include "collc/device/common/ll.cuh"
+#include "collc/device/common/sentinel.cuh"
+#include "collc/device/common/types.cuh"
+#include "collc/device/sm90/pdl_sm90.cuh"
+#include "collc/device/snac/abi.h"
+
+#if defined(COLLC_DEVICE_COMPILE)
+
+namespace collc {
+namespace prog {
+
+using dev::u64;
+
+/// How readiness travels with the data (abi.h, COLLC_ENCODING_*).
+enum class Encoding : int {
+  flag = COLLC_ENCODING_FLAG,
+  ll16 = COLLC_ENCODING_LL16,
+  sentinel = COLLC_ENCODING_SENTINEL,
+};
+
+/// The reduction of a reduce_take (the `coll` dialect's RedOp).
+enum class Reduction { sum, max, min, avg };
+
+/// The destination of a put that writes every rank's region, self included.
+constexpr int kAllRanks = -1;
+
+/// The second kernel parameter: every rank's receive buffer, mapped into this
+/// rank's address space.
+template <int N> struct Peers {
+  void *rx[N];
+};
+
+/// The third kernel parameter: the size vector (abi.h, collcSizeVectorWords).
+template <int N> struct Sizes {
+  long long v[2 * N];
+};
+
+/// The call number of this CTA's current call (1 for the first call).
+struct Epoch {
+  u64 value;
+};
+
+namespace detail {
+
+template <Reduction R> struct RedOpOf;
+template <> struct RedOpOf<Reduction::sum> {
+  static constexpr dev::RedOp kOp = dev::RedOp::Sum;
+};
+template <> struct RedOpOf<Reduction::max> {
+  static constexpr dev::RedOp kOp = dev::RedOp::Max;
+};
+template <> struct RedOpOf<Reduction::min> {
+  static constexpr dev::RedOp kOp = dev::RedOp::Min;
+};
+template <> struct RedOpOf<Reduction::avg> {
+  static constexpr dev::RedOp kOp = dev::RedOp::Avg;
+};
+
+/// The elements of E packed in a 64-bit word, lowest address lowest.
+template <typename E> struct Word {
+  static constexpr int kLanes = 8 / (int)sizeof(E);
+  static constexpr unsigned kBits = 8u * sizeof(E);
+  static constexpr u64 kMask =
+      kBits == 64 ? ~0ull : ((1ull << (kBits == 64 ? 0 : kBits)) - 1ull);
+  using Bits = typename dev::Elem<E>::Bits;
+
+  COLLC_DEVICE_INLINE static float lane(u64 w, int i) {
+    return dev::Elem<E>::toFloat(dev::Elem<E>::fromBits(
+        static_cast<Bits>((w >> (i * kBits)) & kMask)));
+  }
+
+  /// Up to kLanes elements of src[i0 ..] (none at or past `count`); one 8-byte
+  /// load when `aligned` (src is 8-byte aligned) and the word is whole.
+  COLLC_DEVICE_INLINE static u64 load(const E *src, long long i0,
+                                      long long count, bool aligned) {
+    if (aligned && i0 + kLanes <= count)
+      return *reinterpret_cast<const u64 *>(src + i0);
+    u64 w = 0;
+    const Bits *s = reinterpret_cast<const Bits *>(src);
+    COLLC_PRAGMA_UNROLL
+    for (int i = 0; i < kLanes; ++i)
+      if (i0 + i < count)
+        w |= static_cast<u64>(s[i0 + i]) << (i * kBits);
+    return w;
+  }
+
+  /// Stores the elements of `w` that fall before `count` at dst[i0 ..].
+  COLLC_DEVICE_INLINE static void store(E *dst, long long i0, long long count,
+                                        bool aligned, u64 w) {
+    if (aligned && i0 + kLanes <= count) {
+      *reinterpret_cast<u64 *>(dst + i0) = w;
+      return;
+    }
+    Bits *d = reinterpret_cast<Bits *>(dst);
+    COLLC_PRAGMA_UNROLL
+    for (int i = 0; i < kLanes; ++i)
+      if (i0 + i < count)
+        d[i0 + i] = static_cast<Bits>((w >> (i * kBits)) & kMask);
+  }
+
+  /// Reduces the words of N sources, in rank order, lane by lane: FP32
+  /// accumulation from source 0's value, rounded once.
+  template <dev::RedOp Op, int N>
+  COLLC_DEVICE_INLINE static u64 reduce(const u64 (&w)[N]) {
+    u64 out = 0;
+    COLLC_PRAGMA_UNROLL
+    for (int i = 0; i < kLanes; ++i) {
+      float acc = lane(w[0], i);
+      COLLC_PRAGMA_UNROLL
+      for (int s = 1; s < N; ++s)
+        acc = dev::red_step<Op>(acc, lane(w[s], i));
+      acc = dev::red_finish<Op>(acc, N);
+      out |= static_cast<u64>(dev::Elem<E>::bits(dev::Elem<E>::fromFloat(acc)))
+             << (i * kBits);
+    }
+    return out;
+  }
+};
+
+/// `a == b ? x : y` as one selp the compiler cannot see through: a chain of
+/// them reads a by-value kernel parameter at a run-time index without the
+/// compiler turning the chain into an indexed load, which would copy the
+/// parameter to local memory.
+COLLC_DEVICE_INLINE u64 select_eq(int a, int b, u64 x, u64 y) {
+  u64 r;
+  asm("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %1, %2;\n\t"
+      "selp.b64 %0, %3, %4, p;\n\t}"
+      : "=l"(r)
+      : "r"(a), "r"(b), "l"(x), "l"(y));
+  return r;
+}
+
+/// One 16-byte volatile load of an LL16 packet, both sequence words kept.
+COLLC_DEVICE_INLINE dev::ll::Packet ll_load(const dev::ll::Packet *p) {
+  dev::ll::Packet v;
+  asm volatile("ld.volatile.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.data0), "=r"(v.seq0), "=r"(v.data1), "=r"(v.seq1)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+} // namespace detail
+
+/// A one-shot push program on one rank: E the element type, N the world size,
+/// Enc the readiness encoding, Slots the receive-buffer slots, RegionBytes one
+/// (slot, source) region (collcRxRegionBytes), InputPacked whether the input
+/// has one partition (its sizes read as collcSizeAt does), Grain the units a
+/// thread issues per step. The constructor does address arithmetic only (no
+/// load), so it belongs before wait_previous().
+template <typename E, int N, Encoding Enc, int Slots,
+          unsigned long long RegionBytes, bool InputPacked, int Grain = 1>
+class Program {
+  static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
+  static_assert(RegionBytes % 16 == 0, "regions are 16-byte aligned");
+  using W = detail::Word<E>;
+  /// Elements of one 16-byte unit (SENTINEL, FLAG) and of one LL16 packet.
+  static constexpr long long kLanes16 = 16 / (long long)sizeof(E);
+  static constexpr long long kLanes8 = 8 / (long long)sizeof(E);
+
+public:
+  COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
+                              const Sizes<N> &sizes)
+      : p_(p), rx_(rx), sizes_(sizes),
+        thread_((long long)blockIdx.x * blockDim.x + threadIdx.x),
+        threads_((long long)gridDim.x * blockDim.x),
+        counter_(p.counters + blockIdx.x) {}
+
+  /// griddepcontrol.wait on sm_90+ (the previous kernel on the stream has
+  /// ended and its writes are visible); stream order alone on sm_80.
+  COLLC_DEVICE_INLINE void wait_previous() const {
+#if COLLC_PDL_AVAILABLE
+    dev::griddepcontrol_wait();
+#endif
+  }
+
+  /// Lets the next kernel on the stream launch (sm_90+): right after the last
+  /// remote write, so its prologue overlaps this call's waits.
+  COLLC_DEVICE_INLINE void launch_dependents() const {
+#if COLLC_PDL_AVAILABLE
+    dev::griddepcontrol_launch_dependents();
+#endif
+  }
+
+  /// This CTA's call number: its counter + 1 (the one dependent load).
+  COLLC_DEVICE_INLINE Epoch epoch() const {
+    return Epoch{*reinterpret_cast<volatile const u64 *>(counter_) + 1};
+  }
+
+  /// Ends the call in this CTA: stores its counter (read by the next call
+  /// after griddepcontrol.wait or stream order, so no fence). Not after an
+  /// error: the communicator is dead.
+  COLLC_DEVICE_INLINE void finish(Epoch e) const {
+    if (threadIdx.x == 0 && !failed_)
+      *counter_ = e.value;
+  }
+
+  COLLC_DEVICE_INLINE int rank() const { return p_.rank; }
+
+  /// Elements rank p contributes to partition k (collcSizeAt on the size
+  /// vector), read through selects so that a run-time index never sends the
+  /// vector to local memory.
+  COLLC_DEVICE_INLINE long long count(int p, int k) const {
+    if (InputPacked)
+      return sizeWord(p);
+    return k == p_.rank && p != p_.rank ? sizeWord(N + p) : sizeWord(k);
+  }
+
+  /// Partition k of this rank's input (partitions of sizes count(rank, i)).
+  COLLC_DEVICE_INLINE const E *input(int k) const {
+    long long at = 0;
+    for (int i = 0; i < k; ++i)
+      at += count(p_.rank, i);
+    return static_cast<const E *>(p_.input) + at;
+  }
+
+  /// Partition k of this rank's output: what rank k contributed to this rank's
+  /// partition (count(i, 0) for a packed input, count(i, rank) otherwise), so
+  /// partition 0 is the whole output of a packed one.
+  COLLC_DEVICE_INLINE E *output(int k) const {
+    long long at = 0;
+    for (int i = 0; i < k; ++i)
+      at += count(i, InputPacked ? 0 : p_.rank);
+    return static_cast<E *>(p_.output) + at;
+  }
+
+  /// Writes `count` elements of `src` into rank `dst`'s region (slot(e),
+  /// source = this rank); kAllRanks writes every rank's, self included.
+  COLLC_DEVICE_INLINE void put(int op, Epoch e, const E *src, long long count,
+                               int dst) {
+    (void)op;
+    const unsigned long long off =
+        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+    if constexpr (Enc == Encoding::ll16) {
+      const uint32_t seq = seqOf(e);
+      const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
+      const long long units = unitsOf(count, 8);
+      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
+        u64 w[Grain];
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          w[g] = j < units ? W::load(src, j * kLanes8, count, aligned) : 0;
+        }
+        COLLC_PRAGMA_UNROLL
+        for (int d = 0; d < N; ++d) {
+          if (dst != kAllRanks && dst != d)
+            continue;
+          dev::ll::Packet *base = reinterpret_cast<dev::ll::Packet *>(
+              static_cast<char *>(rx_.rx[d]) + off);
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j < units)
+              dev::ll::store(base + j, w[g], seq);
+          }
+        }
+      }
+    } else if constexpr (Enc == Encoding::sentinel) {
+      const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
+      const long long units = unitsOf(count, 16);
+      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
+        dev::sentinel::Pack16 v[Grain];
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          v[g] = j < units ? dev::sentinel::canonicalize<E>(
+                                 load16(src, j * kLanes16, count, aligned))
+                           : dev::sentinel::Pack16{0, 0};
+        }
+        COLLC_PRAGMA_UNROLL
+        for (int d = 0; d < N; ++d) {
+          if (dst != kAllRanks && dst != d)
+            continue;
+          dev::sentinel::Pack16 *base = reinterpret_cast<dev::sentinel::Pack16 *>(
+              static_cast<char *>(rx_.rx[d]) + off);
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j < units)
+              dev::sentinel::store(base + j, v[g]);
+          }
+        }
+      }
+    } else {
+      const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
+      long long lo, hi;
+      if (!segment(count, &lo, &hi))
+        return;
+      const int lane = threadIdx.x & 31;
+      for (long long j = lo + lane; j < hi; j += 32) {
+        const dev::sentinel::Pack16 v = load16(src, j * kLanes16, count, aligned);
+        COLLC_PRAGMA_UNROLL
+        for (int d = 0; d < N; ++d) {
+          if (dst != kAllRanks && dst != d)
+            continue;
+          *reinterpret_cast<dev::sentinel::Pack16 *>(
+              static_cast<char *>(rx_.rx[d]) + off + 16ull * j) = v;
+        }
+      }
+      // The lanes' stores happen before the release of every lane below.
+      __syncwarp();
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < N; ++d)
+        if ((dst == kAllRanks || dst == d) && lane == (d & 31))
+          dev::st_release_sys(readyWord(static_cast<char *>(rx_.rx[d]) + off),
+                              e.value);
+    }
+  }
+
+  /// Waits for the (slot(e), src) region of this rank's buffer and copies its
+  /// `count` elements to `dst`.
+  COLLC_DEVICE_INLINE void take(int op, Epoch e, int src, E *dst,
+                                long long count) {
+    if (failed_)
+      return;
+    char *region = myRegion(slot(e), src);
+    const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
+    if constexpr (Enc == Encoding::ll16) {
+      const uint32_t seq = seqOf(e);
+      const dev::ll::Packet *base =
+          reinterpret_cast<const dev::ll::Packet *>(region);
+      const long long units = unitsOf(count, 8);
+      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
+        u64 w[Grain];
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          if (j < units && !llWait(op, e, seq, src, base + j, j, &w[g]))
+            return;
+        }
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          if (j < units)
+            W::store(dst, j * kLanes8, count, aligned, w[g]);
+        }
+      }
+    } else if constexpr (Enc == Encoding::sentinel) {
+      dev::sentinel::Pack16 *base =
+          reinterpret_cast<dev::sentinel::Pack16 *>(region);
+      const long long units = unitsOf(count, 16);
+      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
+        dev::sentinel::Pack16 v[Grain];
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          if (j < units && !sentinelWait(op, e, src, base + j, j, &v[g]))
+            return;
+        }
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          if (j < units)
+            store16(dst, j * kLanes16, count, aligned, v[g]);
+        }
+      }
+    } else {
+      long long lo, hi;
+      if (!segment(count, &lo, &hi))
+        return;
+      if (!flagWait(op, e, src, region, lo))
+        return;
+      for (long long j = lo + (threadIdx.x & 31); j < hi; j += 32)
+        store16(dst, j * kLanes16, count, aligned,
+                dev::sentinel::load(
+                    reinterpret_cast<const dev::sentinel::Pack16 *>(region) + j));
+    }
+  }
+
+  /// Waits for the (slot(e), s) region of every source s and reduces their
+  /// `count` elements into `dst`, in ascending rank order, FP32 accumulation,
+  /// rounded once.
+  template <Reduction R>
+  COLLC_DEVICE_INLINE void reduce_take(int op, Epoch e, E *dst,
+                                       long long count) {
+    if (failed_)
+      return;
+    constexpr dev::RedOp kOp = detail::RedOpOf<R>::kOp;
+    const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
+    const int s = slot(e);
+    if constexpr (Enc == Encoding::ll16) {
+      const uint32_t seq = seqOf(e);
+      const long long units = unitsOf(count, 8);
+      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
+        dev::ll::Packet pk[Grain][N];
+        // Every packet of the step is loaded before any is waited for, so the
+        // loads are in flight together.
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          COLLC_PRAGMA_UNROLL
+          for (int q = 0; q < N; ++q)
+            if (j < units)
+              pk[g][q] = detail::ll_load(
+                  reinterpret_cast<const dev::ll::Packet *>(myRegion(s, q)) + j);
+        }
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          if (j >= units)
+            continue;
+          u64 w[N];
+          COLLC_PRAGMA_UNROLL
+          for (int q = 0; q < N; ++q) {
+            if (pk[g][q].seq0 == seq && pk[g][q].seq1 == seq)
+              w[q] = (static_cast<u64>(pk[g][q].data1) << 32) | pk[g][q].data0;
+            else if (!llWait(op, e, seq, q,
+                             reinterpret_cast<const dev::ll::Packet *>(
+                                 myRegion(s, q)) +
+                                 j,
+                             j, &w[q]))
+              return;
+          }
+          W::store(dst, j * kLanes8, count, aligned, W::template reduce<kOp, N>(w));
+        }
+      }
+    } else if constexpr (Enc == Encoding::sentinel) {
+      const long long units = unitsOf(count, 16);
+      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
+        dev::sentinel::Pack16 pk[Grain][N];
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          COLLC_PRAGMA_UNROLL
+          for (int q = 0; q < N; ++q)
+            if (j < units)
+              pk[g][q] = dev::sentinel::load(
+                  reinterpret_cast<const dev::sentinel::Pack16 *>(myRegion(s, q)) +
+                  j);
+        }
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          if (j >= units)
+            continue;
+          u64 lo[N], hi[N];
+          COLLC_PRAGMA_UNROLL
+          for (int q = 0; q < N; ++q) {
+            dev::sentinel::Pack16 *at =
+                reinterpret_cast<dev::sentinel::Pack16 *>(myRegion(s, q)) + j;
+            if (!dev::sentinel::is_ready(pk[g][q]) &&
+                !sentinelWait(op, e, q, at, j, &pk[g][q]))
+              return;
+            dev::sentinel::rearm(at);
+            lo[q] = pk[g][q].lo;
+            hi[q] = pk[g][q].hi;
+          }
+          store16(dst, j * kLanes16, count, aligned,
+                  dev::sentinel::Pack16{W::template reduce<kOp, N>(lo),
+                                        W::template reduce<kOp, N>(hi)});
+        }
+      }
+    } else {
+      long long lo, hi;
+      if (!segment(count, &lo, &hi))
+        return;
+      COLLC_PRAGMA_UNROLL
+      for (int q = 0; q < N; ++q)
+        if (!flagWait(op, e, q, myRegion(s, q), lo))
+          return;
+      for (long long j = lo + (threadIdx.x & 31); j < hi; j += 32) {
+        u64 a[N], b[N];
+        COLLC_PRAGMA_UNROLL
+        for (int q = 0; q < N; ++q) {
+          const dev::sentinel::Pack16 v = dev::sentinel::load(
+              reinterpret_cast<const dev::sentinel::Pack16 *>(myRegion(s, q)) + j);
+          a[q] = v.lo;
+          b[q] = v.hi;
+        }
+        store16(dst, j * kLanes16, count, aligned,
+                dev::sentinel::Pack16{W::template reduce<kOp, N>(a),
+                                      W::template reduce<kOp, N>(b)});
+      }
+    }
+  }
+
+private:
+  COLLC_DEVICE_INLINE int slot(Epoch e) const {
+    return static_cast<int>(e.value % static_cast<u64>(Slots));
+  }
+
+  /// The LL16 sequence number of a call: the epoch's low 32 bits, never 0 (the
+  /// value of a fresh buffer); calls 2^32 apart share one (a documented limit).
+  COLLC_DEVICE_INLINE static uint32_t seqOf(Epoch e) {
+    const uint32_t s = static_cast<uint32_t>(e.value);
+    return s == 0 ? 1u : s;
+  }
+
+  /// Units of `unitBytes` payload bytes a put of `count` elements publishes:
+  /// at least one (the padding unit of an empty put).
+  COLLC_DEVICE_INLINE static long long unitsOf(long long count,
+                                               long long unitBytes) {
+    const long long u =
+        (count * (long long)sizeof(E) + unitBytes - 1) / unitBytes;
+    return u > 0 ? u : 1;
+  }
+
+  COLLC_DEVICE_INLINE long long sizeWord(int i) const {
+    u64 v = 0;
+    COLLC_PRAGMA_UNROLL
+    for (int j = 0; j < 2 * N; ++j)
+      v = detail::select_eq(j, i, static_cast<u64>(sizes_.v[j]), v);
+    return static_cast<long long>(v);
+  }
+
+  /// This rank's region of (slot, source).
+  COLLC_DEVICE_INLINE char *myRegion(int s, int source) const {
+    u64 mine = 0;
+    COLLC_PRAGMA_UNROLL
+    for (int q = 0; q < N; ++q)
+      mine = detail::select_eq(q, p_.rank,
+                               reinterpret_cast<u64>(rx_.rx[q]), mine);
+    return reinterpret_cast<char *>(mine) +
+           collcRxOffset(s, source, N, RegionBytes);
+  }
+
+  /// FLAG: the 16-byte units [lo, hi) of this thread's warp segment; false
+  /// when the segment is empty (no data, no ready word). Warp 0 always has
+  /// unit 0 (the padding unit of an empty put).
+  COLLC_DEVICE_INLINE bool segment(long long count, long long *lo,
+                                   long long *hi) const {
+    const long long units = unitsOf(count, 16);
+    const long long warps = threads_ / 32;
+    const long long per = (units + warps - 1) / warps;
+    const long long w = thread_ / 32;
+    *lo = w * per;
+    *hi = *lo + per < units ? *lo + per : units;
+    return *lo < *hi;
+  }
+
+  /// FLAG: the ready word of this thread's warp segment in a region; the
+  /// words follow the payload, one per warp of the grid.
+  COLLC_DEVICE_INLINE u64 *readyWord(char *region) const {
+    const unsigned long long words =
+        (static_cast<unsigned long long>(threads_ / 32) * 8ull + 15ull) / 16ull *
+        16ull;
+    return reinterpret_cast<u64 *>(region + RegionBytes - words) +
+           thread_ / 32;
+  }
+
+  COLLC_DEVICE_INLINE static dev::sentinel::Pack16
+  load16(const E *src, long long i0, long long count, bool aligned8) {
+    return dev::sentinel::Pack16{W::load(src, i0, count, aligned8),
+                                 W::load(src, i0 + kLanes8, count, aligned8)};
+  }
+
+  COLLC_DEVICE_INLINE static void store16(E *dst, long long i0,
+                                          long long count, bool aligned8,
+                                          dev::sentinel::Pack16 v) {
+    W::store(dst, i0, count, aligned8, v.lo);
+    W::store(dst, i0 + kLanes8, count, aligned8, v.hi);
+  }
+
+  /// Records the first error of this rank's program (abi.h) and stops this
+  /// thread's part of the call.
+  COLLC_DEVICE_INLINE void fail(unsigned long long code, int op, Epoch e,
+                                int source, long long element) {
+    failed_ = true;
+    unsigned long long *err =
+        p_.error + (source != p_.rank ? COLLC_ERROR_REMOTE : 0);
+    if (atomicCAS(err, (unsigned long long)COLLC_KERNEL_OK, code) ==
+        COLLC_KERNEL_OK) {
+      err[1] = e.value;
+      err[2] = static_cast<unsigned long long>(p_.rank);
+      err[3] = static_cast<unsigned long long>(op);
+      err[4] = ~0ull;
+      err[5] = static_cast<unsigned long long>(source);
+      err[6] = static_cast<unsigned long long>(slot(e));
+      err[7] = static_cast<unsigned long long>(element);
+      __threadfence_system();
+    }
+  }
+
+  /// LL16: polls packet `j` of `source` until it carries `seq`; false after
+  /// recording a timeout, or a sequence mismatch when it carries a later
+  /// call's number.
+  COLLC_DEVICE_INLINE bool llWait(int op, Epoch e, uint32_t seq, int source,
+                                  const dev::ll::Packet *at, long long j,
+                                  u64 *payload) {
+    const u64 start = dev::globaltimer_ns();
+    for (unsigned long long polls = 0;; ++polls) {
+      const dev::ll::Packet v = detail::ll_load(at);
+      if (v.seq0 == seq && v.seq1 == seq) {
+        *payload = (static_cast<u64>(v.data1) << 32) | v.data0;
+        return true;
+      }
+      // A packet of a later call than this one (a fresh buffer holds 0).
+      if (v.seq0 != 0 && static_cast<int32_t>(v.seq0 - seq) > 0) {
+        fail(COLLC_KERNEL_SEQUENCE, op, e, source, j * kLanes8);
+        return false;
+      }
+      if (polls % dev::kPollBatch == dev::kPollBatch - 1 &&
+          (dev::globaltimer_ns() - start >= p_.timeoutNs ||
+           polls > p_.timeoutNs)) {
+        fail(COLLC_KERNEL_TIMEOUT, op, e, source, j * kLanes8);
+        return false;
+      }
+    }
+  }
+
+  /// SENTINEL: polls unit `j` of `source` until neither half is armed; the
+  /// caller re-arms it.
+  COLLC_DEVICE_INLINE bool sentinelWait(int op, Epoch e, int source,
+                                        dev::sentinel::Pack16 *at, long long j,
+                                        dev::sentinel::Pack16 *out) {
+    if (dev::sentinel::poll(at, out, p_.timeoutNs))
+      return true;
+    fail(COLLC_KERNEL_TIMEOUT, op, e, source, j * kLanes16);
+    return false;
+  }
+
+  /// FLAG: every lane of the warp polls the ready word of its segment in
+  /// `region` with ld.acquire.sys until it holds this call's epoch.
+  COLLC_DEVICE_INLINE bool flagWait(int op, Epoch e, int source, char *region,
+                                    long long lo) {
+    const u64 *word = readyWord(region);
+    const u64 start = dev::globaltimer_ns();
+    for (unsigned long long polls = 0;; ++polls) {
+      const u64 v = dev::ld_acquire_sys(word);
+      if (v == e.value)
+        return true;
+      if (v > e.value) {
+        fail(COLLC_KERNEL_SEQUENCE, op, e, source, lo * kLanes16);
+        return false;
+      }
+      if (polls % dev::kPollBatch == dev::kPollBatch - 1 &&
+          (dev::globaltimer_ns() - start >= p_.timeoutNs ||
+           polls > p_.timeoutNs)) {
+        fail(COLLC_KERNEL_TIMEOUT, op, e, source, lo * kLanes16);
+        return false;
+      }
+    }
+  }
+
+  const collcProgramParams p_;
+  const Peers<N> rx_;
+  const Sizes<N> sizes_;
+  const long long thread_, threads_;
+  u64 *const counter_;
+  bool failed_ = false;
+};
+
+} // namespace prog
+} // namespace collc
+
+#endif // defined(COLLC_DEVICE_COMPILE)
+
+#endif // COLLC_DEVICE_SNAC_PROGRAM_CUH
