@@ -12,10 +12,10 @@ snac.schedule for @ag chunk_bytes 128 staging_slots 2 {
   snac.buffer @staging staging geometry input_of 0
   snac.buffer @inter intermediate geometry output_of 0
   snac.buffer @output output geometry output_of 1
-  // CHECK: snac.event @staged ready encoding ll
+  // CHECK: snac.event @staged ready encoding ll16
   // CHECK: snac.event @stage_free free encoding flag
   // CHECK: snac.event @other ready encoding sentinel
-  snac.event @staged ready encoding ll
+  snac.event @staged ready encoding ll16
   snac.event @stage_free free encoding flag
   snac.event @other ready encoding sentinel
   // CHECK: snac.role @stage root ctas 2 part 0 {

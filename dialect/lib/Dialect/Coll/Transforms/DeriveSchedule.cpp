@@ -328,7 +328,7 @@ void ScheduleBuilder::build() {
   int64_t budget = policyInt(collective, "ctas", kDefaultCtas);
   StringRef protocol = policyString(collective, "protocol", "auto");
   if (protocol == "ll")
-    readyEncoding = snac::Encoding::ll;
+    readyEncoding = snac::Encoding::ll16;
   else if (protocol == "sentinel")
     readyEncoding = snac::Encoding::sentinel;
 

@@ -94,6 +94,10 @@ LogicalResult ScheduleOp::verifyRegions() {
       return op.emitOpError()
              << "is not allowed in a snac.schedule; expected snac.buffer, "
                 "snac.event or snac.role";
+    if (auto buffer = dyn_cast<BufferOp>(op);
+        buffer && buffer.getKind() == BufferKind::receive)
+      return buffer.emitOpError()
+             << "declares a receive buffer, which belongs to a snac.program";
     hasRole |= isa<RoleOp>(op);
   }
   if (!hasRole)
@@ -178,4 +182,161 @@ LogicalResult AwaitOp::verify() {
                          << "' is a ready event";
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+ProgramBufferOp ProgramOp::lookupBuffer(FlatSymbolRefAttr name) {
+  return dyn_cast_or_null<ProgramBufferOp>(
+      ::mlir::SymbolTable::lookupSymbolIn(*this, name));
+}
+
+ProgramBufferOp ProgramOp::getBufferOfKind(BufferKind kind) {
+  for (auto buffer : getBody().front().getOps<ProgramBufferOp>())
+    if (buffer.getKind() == kind)
+      return buffer;
+  return {};
+}
+
+void ProgramOp::getAsmBlockArgumentNames(Region &region,
+                                         OpAsmSetValueNameFn setName) {
+  if (region.empty() || region.front().getNumArguments() != 2)
+    return;
+  setName(region.front().getArgument(0), "rank");
+  setName(region.front().getArgument(1), "n");
+}
+
+void EpochOp::getAsmResultNames(OpAsmSetValueNameFn setName) {
+  setName(getEpoch(), "epoch");
+}
+
+LogicalResult ProgramOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 2 ||
+      !llvm::all_of(body.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return emitOpError() << "body must take two index arguments (rank, "
+                            "world size), got "
+                         << body.getNumArguments();
+  int inputs = 0, outputs = 0, receives = 0;
+  for (auto buffer : body.getOps<ProgramBufferOp>()) {
+    inputs += buffer.getKind() == BufferKind::input;
+    outputs += buffer.getKind() == BufferKind::output;
+    receives += buffer.getKind() == BufferKind::receive;
+  }
+  if (inputs != 1 || outputs != 1 || receives < 1)
+    return emitOpError() << "must declare one input, one output and at least "
+                            "one receive snac.program_buffer";
+  // One call number per call; the dependent launch once, after every remote
+  // write (the next kernel's prologue then overlaps only local work).
+  Operation *epoch = nullptr, *launch = nullptr;
+  WalkResult result = getBody().walk([&](Operation *op) {
+    if (isa<EpochOp>(op)) {
+      if (epoch) {
+        op->emitOpError() << "is the second snac.epoch of its program";
+        return WalkResult::interrupt();
+      }
+      epoch = op;
+    } else if (isa<LaunchDependentsOp>(op)) {
+      if (launch) {
+        op->emitOpError()
+            << "is the second snac.launch_dependents of its program";
+        return WalkResult::interrupt();
+      }
+      launch = op;
+    } else if (isa<PutOp>(op) && launch) {
+      op->emitOpError() << "follows snac.launch_dependents, which must come "
+                           "after the last remote write";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+LogicalResult ProgramBufferOp::verify() {
+  switch (getKind()) {
+  case BufferKind::staging:
+  case BufferKind::intermediate:
+    return emitOpError() << "has kind '" << stringifyBufferKind(getKind())
+                         << "'; a program buffer is input, output or receive";
+  case BufferKind::receive:
+    if ((getLayout() != Layout::scattered &&
+         getLayout() != Layout::scattered_v) ||
+        getSizes() != SizeSide::column)
+      return emitOpError() << "is a receive buffer, indexed by source: its "
+                              "geometry is 'scattered sizes column' (or "
+                              "scattered_v)";
+    return success();
+  case BufferKind::input:
+    if (getSizes() != SizeSide::row)
+      return emitOpError() << "is the input, whose partition sizes are its "
+                              "row of the size matrix: write 'sizes row'";
+    return success();
+  case BufferKind::output:
+    return success();
+  }
+  llvm_unreachable("unknown buffer kind");
+}
+
+/// The program buffer `ref` names in the program around `op`, or an error.
+static FailureOr<ProgramBufferOp> lookupProgramBuffer(Operation *op,
+                                                      FlatSymbolRefAttr ref) {
+  auto program = op->getParentOfType<ProgramOp>();
+  if (!program)
+    return op->emitOpError() << "must be inside a snac.program";
+  ProgramBufferOp found = program.lookupBuffer(ref);
+  if (!found)
+    return op->emitOpError() << "'" << ref.getValue()
+                             << "' is not a snac.program_buffer of this "
+                                "program";
+  return found;
+}
+
+/// Slots rotate by the call number: an epoch from anywhere else would pick
+/// a slot no peer agrees on.
+static LogicalResult verifyEpoch(Operation *op, Value epoch) {
+  if (!epoch.getDefiningOp<EpochOp>())
+    return op->emitOpError() << "takes its epoch from snac.epoch";
+  return success();
+}
+
+/// A take's source is a receive buffer and its destination the output.
+static LogicalResult verifyTake(Operation *op, FlatSymbolRefAttr srcRef,
+                                FlatSymbolRefAttr dstRef, Value epoch) {
+  FailureOr<ProgramBufferOp> src = lookupProgramBuffer(op, srcRef);
+  FailureOr<ProgramBufferOp> dst = lookupProgramBuffer(op, dstRef);
+  if (failed(src) || failed(dst))
+    return failure();
+  if (src->getKind() != BufferKind::receive)
+    return op->emitOpError() << "takes from '" << srcRef.getValue()
+                             << "', which is not a receive buffer";
+  if (dst->getKind() != BufferKind::output)
+    return op->emitOpError() << "writes '" << dstRef.getValue()
+                             << "', which is not the program's output";
+  return verifyEpoch(op, epoch);
+}
+
+LogicalResult PutOp::verify() {
+  FailureOr<ProgramBufferOp> src = lookupProgramBuffer(*this, getSrcAttr());
+  FailureOr<ProgramBufferOp> dst = lookupProgramBuffer(*this, getDstAttr());
+  if (failed(src) || failed(dst))
+    return failure();
+  if (src->getKind() != BufferKind::input)
+    return emitOpError() << "pushes from '" << getSrc()
+                         << "', which is not the program's input";
+  if (dst->getKind() != BufferKind::receive)
+    return emitOpError() << "pushes into '" << getDst()
+                         << "', which is not a receive buffer";
+  return verifyEpoch(*this, getEpoch());
+}
+
+LogicalResult TakeOp::verify() {
+  return verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch());
+}
+
+LogicalResult ReduceTakeOp::verify() {
+  return verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch());
 }

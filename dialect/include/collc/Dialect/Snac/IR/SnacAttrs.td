@@ -5,6 +5,7 @@
 
 include "collc/Dialect/Snac/IR/SnacDialect.td"
 include "collc/Dialect/Snac/IR/SnacEnums.td"
+include "mlir/IR/AttrTypeBase.td"
 
 def Snac_BufferKindAttr : EnumAttr<Snac_Dialect, Snac_BufferKind, "buffer_kind"> {
   let assemblyFormat = "`<` $value `>`";
@@ -23,6 +24,61 @@ def Snac_ParticipantsAttr : EnumAttr<Snac_Dialect, Snac_Participants, "participa
 }
 def Snac_ReductionAttr : EnumAttr<Snac_Dialect, Snac_Reduction, "reduction"> {
   let assemblyFormat = "`<` $value `>`";
+}
+
+def Snac_LayoutAttr : EnumAttr<Snac_Dialect, Snac_Layout, "layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+def Snac_SizeSideAttr : EnumAttr<Snac_Dialect, Snac_SizeSide, "sizes"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+def Snac_VariantAttr : EnumAttr<Snac_Dialect, Snac_Variant, "variant"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// Typed, so that a policy key nothing reads cannot exist.
+def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
+  let mnemonic = "policy";
+  let summary = "The policy of a program: encoding, slots, band, work split";
+  let description = [{
+    - `encoding`: how readiness travels with the data (flag, ll16, sentinel);
+    - `slots`: receive-buffer slots, rotated by the call counter (slot =
+      epoch mod slots); at least 2, which is enough (docs/snac.md, "why two
+      slots are enough");
+    - `band`: inclusive bounds on the bytes of this rank's input that the
+      program serves; the runtime picks the first program whose band holds a
+      call's input bytes. `hi` also bounds the payload of a receive region;
+    - `ctas`, `threads`: the fixed grid; `grain`: payload bytes one thread
+      moves per step (8 for ll16, 16 for flag and sentinel); 0 in all three
+      until `snac-assign-work` decides them;
+    - `pdl`: programmatic dependent launch (sm_90 and later).
+
+    ```mlir
+    #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16,
+                 threads = 512, grain = 8, pdl = true>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Snac_Encoding>:$encoding,
+                        "int64_t":$slots,
+                        "int64_t":$band_lo,
+                        "int64_t":$band_hi,
+                        "int64_t":$ctas,
+                        "int64_t":$threads,
+                        "int64_t":$grain,
+                        "bool":$pdl);
+  let assemblyFormat = [{
+    `<` `encoding` `=` $encoding `,` `slots` `=` $slots `,`
+    `band` `=` `[` $band_lo `,` $band_hi `]` `,` `ctas` `=` $ctas `,`
+    `threads` `=` $threads `,` `grain` `=` $grain `,`
+    `pdl` `=` custom<Bool>($pdl) `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True once `snac-assign-work` has decided the grid and the grain.
+    bool isWorkAssigned() const {
+      return getCtas() > 0 && getThreads() > 0 && getGrain() > 0;
+    }
+  }];
 }
 
 #endif // COLLC_DIALECT_SNAC_IR_SNACATTRS_TD

@@ -30,6 +30,15 @@ def Snac_Dialect : Dialect {
     Rank, world size, root, counts and V partition sizes are run-time values;
     chunk size, staging slots, CTA split and readiness encoding are policy
     (attributes).
+
+    A `snac.program` (SNAC v2, beside the schedules until it replaces them)
+    is one kernel for the calls of a size band: every producer pushes
+    (`snac.put`) into the receive buffers of its consumers, readiness
+    travelling with the data (flag, LL16 packets or sentinel), and every
+    consumer takes (`snac.take`, `snac.reduce_take`) from its own receive
+    buffer, whose slots rotate with the call number `snac.epoch`. Its policy
+    is the typed `#snac.policy`; its buffers carry their own geometry, so
+    nothing downstream reads the coll dialect.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
   let useDefaultAttributePrinterParser = 1;

@@ -13,7 +13,11 @@ def Snac_BufferKind : I32EnumAttr<"BufferKind", "buffer kind", [
     // Peer-accessible: staged copies of the input, and the result of the
     // first transform of a composition, consumed in place by the second.
     I32EnumAttrCase<"staging", 2>,
-    I32EnumAttrCase<"intermediate", 3>]> {
+    I32EnumAttrCase<"intermediate", 3>,
+    // A program's receive buffer (SNAC v2): owned by its consumer, written
+    // by every producer into the region of (slot, source), one slot per
+    // call modulo the program's slot count.
+    I32EnumAttrCase<"receive", 4>]> {
   let cppNamespace = "::collc::snac";
   let genSpecializedAttr = 0;
 }
@@ -38,12 +42,13 @@ def Snac_EventKind : I32EnumAttr<"EventKind", "event kind", [
   let genSpecializedAttr = 0;
 }
 
-// How readiness is encoded on the wire (DESIGN.md, readiness menu).
+// How readiness is encoded on the wire (DESIGN.md, readiness menu). The
+// values are COLLC_ENCODING_* of collc/device/snac/abi.h.
 def Snac_Encoding : I32EnumAttr<"Encoding", "readiness encoding", [
     // A flag/epoch counter stored with release order after the data.
     I32EnumAttrCase<"flag", 0>,
-    // 16-byte LL packets: 8 bytes of payload + the sequence number.
-    I32EnumAttrCase<"ll", 1>,
+    // 16-byte LL packets (Purlin LL16): 8 bytes of payload + the sequence.
+    I32EnumAttrCase<"ll16", 1>,
     // Slots pre-filled with a sentinel bit pattern.
     I32EnumAttrCase<"sentinel", 2>]> {
   let cppNamespace = "::collc::snac";
@@ -63,6 +68,45 @@ def Snac_Reduction : I32EnumAttr<"Reduction", "reduction operator", [
     I32EnumAttrCase<"max", 1>,
     I32EnumAttrCase<"min", 2>,
     I32EnumAttrCase<"avg", 3>]> {
+  let cppNamespace = "::collc::snac";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Programs (SNAC v2)
+//===----------------------------------------------------------------------===//
+
+// The layout of a program buffer (Purlin 3.1), its own copy of the coll
+// vocabulary so that snac never reaches back into coll. The `_v` forms take
+// their partition sizes at run time, any of them zero.
+def Snac_Layout : I32EnumAttr<"Layout", "buffer layout", [
+    I32EnumAttrCase<"packed", 0>,
+    I32EnumAttrCase<"scattered", 1>,
+    I32EnumAttrCase<"transposed", 2>,
+    I32EnumAttrCase<"packed_v", 3>,
+    I32EnumAttrCase<"scattered_v", 4>,
+    I32EnumAttrCase<"transposed_v", 5>]> {
+  let cppNamespace = "::collc::snac";
+  let genSpecializedAttr = 0;
+}
+
+// Which side of the size matrix m ([rank][partition] of the program's input,
+// one column when the input is packed) gives a program buffer's partition
+// sizes at rank r: `row`, partition j holds m[r][j] elements (what r
+// contributes); `column`, partition j holds m[j][r] (what j contributes to
+// r). A packed input's matrix has one column: its index is then 0.
+def Snac_SizeSide : I32EnumAttr<"SizeSide", "size vector side", [
+    I32EnumAttrCase<"row", 0>,
+    I32EnumAttrCase<"column", 1>]> {
+  let cppNamespace = "::collc::snac";
+  let genSpecializedAttr = 0;
+}
+
+// The shape of a program. `one_shot`: every rank pushes its input to every
+// consumer, every consumer takes (or reduces) what it received (the latency
+// regime).
+def Snac_Variant : I32EnumAttr<"Variant", "program variant", [
+    I32EnumAttrCase<"one_shot", 0>]> {
   let cppNamespace = "::collc::snac";
   let genSpecializedAttr = 0;
 }

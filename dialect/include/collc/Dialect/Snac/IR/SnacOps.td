@@ -293,4 +293,208 @@ def Snac_AwaitOp : Snac_Op<"await", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Programs (SNAC v2): one kernel, push into receive buffers, readiness that
+// travels with the data, slots rotated by a device-side call counter
+//===----------------------------------------------------------------------===//
+
+// Not a symbol, like snac.schedule: found through the collective (and its
+// variant and encoding), several programs per collective.
+def Snac_ProgramOp : Snac_Op<"program", [
+    SymbolTable, IsolatedFromAbove, SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "One kernel that runs a collective for the calls of a size band";
+  let description = [{
+    A program is the whole orchestration of the collective named by `for`
+    in one kernel, for the calls whose input bytes fall in the policy's band
+    (`#snac.policy`, typed). Its body runs on every rank (block arguments:
+    the rank and the world size) and holds
+
+    - `snac.program_buffer`s: the user's input and output, and the receive
+      buffers, each with its own geometry (layout, size side);
+    - `%e = snac.epoch`: this call's number on this rank (1, 2, ...);
+    - `snac.put`: push a partition of the input into consumers' receive
+      buffers, region (slot(e), this rank);
+    - `snac.take` / `snac.reduce_take`: wait for the regions of this call
+      and copy, or reduce in rank order, into the output;
+    - `snac.launch_dependents`, placed by `snac-place-dependent-launch`;
+    - `scf.for` and `arith` on indices (one put per partition, ...).
+
+    Readiness is the policy's encoding, fused into put and take. Every
+    (source, consumer) pair exchanges one region every call, even an empty
+    one (a padding unit), which is what makes reusing a slot two calls later
+    safe without any release event (docs/snac.md).
+
+    ```mlir
+    snac.program for @all_reduce variant one_shot policy
+        #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0,
+                     threads = 0, grain = 0, pdl = true> {
+    ^bb0(%rank: index, %n: index):
+      snac.program_buffer @input input packed sizes row
+      snac.program_buffer @output output packed sizes row
+      snac.program_buffer @rx receive scattered sizes column
+      %c0 = arith.constant 0 : index
+      %e = snac.epoch
+      snac.put @input[%c0] -> @rx[%e] to all
+      snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+    }
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$collective,
+                       Snac_VariantAttr:$variant,
+                       Snac_PolicyAttr:$policy);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `for` $collective `variant` custom<Keyword>($variant)
+    `policy` qualified($policy) attr-dict-with-keyword $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getRank() { return getBody().getArgument(0); }
+    ::mlir::Value getWorldSize() { return getBody().getArgument(1); }
+    Encoding getEncoding() { return getPolicy().getEncoding(); }
+    /// The buffer of this program named `name`, or null.
+    ProgramBufferOp lookupBuffer(::mlir::FlatSymbolRefAttr name);
+    /// The program's (only) buffer of kind `kind`, or null.
+    ProgramBufferOp getBufferOfKind(BufferKind kind);
+  }];
+}
+
+def Snac_ProgramBufferOp : Snac_Op<"program_buffer", [
+    Symbol, HasParent<"ProgramOp">]> {
+  let summary = "A buffer of a program, with its own geometry";
+  let description = [{
+    `kind` is `input` or `output` (the user's buffers) or `receive` (a
+    consumer-owned buffer that every producer writes: one region per slot
+    and source, slot = epoch mod slots, slots outermost, the layout of
+    collcRxOffset in collc/device/snac/abi.h). The geometry needs nothing
+    outside the program: the layout, and which side of the size matrix m
+    (the program input's, [rank][partition]) gives partition j's size at rank
+    r: `row`, m[r][j]; `column`, m[j][r] (index 0 in place of the partition
+    when the input is packed). The input's sizes are its row; a receive
+    buffer is scattered by source and sized by the column.
+
+    ```mlir
+    snac.program_buffer @rx receive scattered sizes column
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       Snac_BufferKindAttr:$kind,
+                       Snac_LayoutAttr:$layout,
+                       Snac_SizeSideAttr:$sizes);
+  let assemblyFormat = [{
+    $sym_name custom<Keyword>($kind) custom<Keyword>($layout)
+    `sizes` custom<Keyword>($sizes) attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// One partition (packed, packed_v) or one per rank.
+    bool isPacked() {
+      return getLayout() == Layout::packed || getLayout() == Layout::packed_v;
+    }
+  }];
+}
+
+def Snac_EpochOp : Snac_Op<"epoch", [
+    HasParent<"ProgramOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "This call's number: the device-side call counter plus one";
+  let description = [{
+    The number of the call this kernel runs, on this rank: the CTA's call
+    counter (private, one word per CTA) plus one, so the first call is 1
+    and the counter is stored back at the end of the call. It selects the
+    receive slot (epoch mod slots) and is the sequence LL16 packets and
+    flag words carry, so a peer running another call is detected. The only
+    load a program makes before its first useful instruction.
+
+    ```mlir
+    %e = snac.epoch
+    ```
+  }];
+  let results = (outs I64:$epoch);
+  let assemblyFormat = "attr-dict";
+}
+
+def Snac_PutOp : Snac_Op<"put"> {
+  let summary = "Push a partition of the input into receive buffers";
+  let description = [{
+    Writes partition `part` of the local `src` (its size from `src`'s
+    geometry) into the region (slot(epoch), this rank) of the receive
+    buffer `dst` of rank `target`, or of every rank (this one included)
+    when the target is `all`, readiness included (the program's encoding).
+    An empty partition still publishes one padding unit, so that the
+    consumer's take of this call completes.
+
+    ```mlir
+    snac.put @input[%k] -> @rx[%e] to %k
+    snac.put @input[%c0] -> @rx[%e] to all
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$src, Index:$part,
+                       FlatSymbolRefAttr:$dst, I64:$epoch,
+                       Optional<Index>:$target);
+  let assemblyFormat = [{
+    $src `[` $part `]` `->` $dst `[` $epoch `]` `to` custom<Peer>($target)
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Snac_TakeOp : Snac_Op<"take"> {
+  let summary = "Wait for one source's region and copy it into the output";
+  let description = [{
+    Waits (bounded) until the region (slot(epoch), `source`) of the local
+    receive buffer `src` holds call `epoch`'s data, and copies it into
+    partition `part` of `dst`; re-arms the region where the encoding needs
+    it (sentinel).
+
+    ```mlir
+    snac.take @rx[%e, %p] -> @output[%p]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$src, I64:$epoch, Index:$source,
+                       FlatSymbolRefAttr:$dst, Index:$part);
+  let assemblyFormat = [{
+    $src `[` $epoch `,` $source `]` `->` $dst `[` $part `]` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Snac_ReduceTakeOp : Snac_Op<"reduce_take"> {
+  let summary = "Wait for every source's region and reduce them in rank order";
+  let description = [{
+    Waits for the regions (slot(epoch), p) of the local receive buffer `src`
+    of every source p, and combines them elementwise in ascending rank order
+    with FP32 accumulation, rounded once (the bits of `snac.reduce`), into
+    partition `part` of `dst`.
+
+    ```mlir
+    snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+    ```
+  }];
+  let arguments = (ins Snac_ReductionAttr:$op, FlatSymbolRefAttr:$src,
+                       I64:$epoch, FlatSymbolRefAttr:$dst, Index:$part);
+  let assemblyFormat = [{
+    custom<Keyword>($op) $src `[` $epoch `,` `*` `]` `->` $dst `[` $part `]`
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Snac_LaunchDependentsOp : Snac_Op<"launch_dependents", [
+    HasParent<"ProgramOp">]> {
+  let summary = "Let the next kernel on the stream start (PDL)";
+  let description = [{
+    `griddepcontrol.launch_dependents` on sm_90 and later (nothing where
+    PDL is off): the next kernel may begin its prologue, up to its own
+    `griddepcontrol.wait`, which still waits for this whole grid. Placed by
+    `snac-place-dependent-launch` right after the last remote write.
+
+    ```mlir
+    snac.launch_dependents
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // COLLC_DIALECT_SNAC_IR_SNACOPS_TD

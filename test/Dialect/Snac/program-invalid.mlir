@@ -1,0 +1,222 @@
+// RUN: collc-opt %s -split-input-file -verify-diagnostics
+
+// expected-error@+1 {{policy needs at least 2 slots, got 1}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 1, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy band [64, 63] is not a range of byte counts}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [64, 63], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy ctas, threads and grain must not be negative (0: not assigned yet)}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = -1, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy threads must be a multiple of 32 up to 1024, got 48}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 1, threads = 48, grain = 8, pdl = false> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy grain must be 8 or 16 bytes, got 4}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 1, threads = 32, grain = 4, pdl = false> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{expected 'true' or 'false', got 'yes'}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 1, threads = 32, grain = 8, pdl = yes> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{body must take two index arguments (rank, world size), got 3}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index, %root: index):
+}
+
+// -----
+
+// expected-error@+1 {{must declare one input, one output and at least one receive snac.program_buffer}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %e = snac.epoch
+  // expected-error@+1 {{is the second snac.epoch of its program}}
+  %f = snac.epoch
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  snac.launch_dependents
+  // expected-error@+1 {{is the second snac.launch_dependents of its program}}
+  snac.launch_dependents
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output packed sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  snac.launch_dependents
+  scf.for %k = %c0 to %n step %c1 {
+    // expected-error@+1 {{follows snac.launch_dependents, which must come after the last remote write}}
+    snac.put @input[%k] -> @rx[%e] to %k
+  }
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  // expected-error@+1 {{has kind 'staging'; a program buffer is input, output or receive}}
+  snac.program_buffer @stage staging packed sizes row
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  // expected-error@+1 {{is a receive buffer, indexed by source: its geometry is 'scattered sizes column' (or scattered_v)}}
+  snac.program_buffer @rx receive packed sizes column
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  // expected-error@+1 {{is the input, whose partition sizes are its row of the size matrix: write 'sizes row'}}
+  snac.program_buffer @input input packed sizes column
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  // expected-error@+1 {{'nope' is not a snac.program_buffer of this program}}
+  snac.put @nope[%c0] -> @rx[%e] to all
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  // expected-error@+1 {{pushes from 'output', which is not the program's input}}
+  snac.put @output[%c0] -> @rx[%e] to all
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  // expected-error@+1 {{pushes into 'output', which is not a receive buffer}}
+  snac.put @input[%c0] -> @output[%e] to all
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = arith.constant 1 : i64
+  // expected-error@+1 {{takes its epoch from snac.epoch}}
+  snac.put @input[%c0] -> @rx[%e] to all
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %e = snac.epoch
+  // expected-error@+1 {{takes from 'input', which is not a receive buffer}}
+  snac.take @input[%e, %r] -> @output[%r]
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  // expected-error@+1 {{writes 'input', which is not the program's output}}
+  snac.reduce_take sum @rx[%e, *] -> @input[%c0]
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+}
+%c0 = arith.constant 0 : index
+%e = arith.constant 1 : i64
+// expected-error@+1 {{must be inside a snac.program}}
+snac.take @rx[%e, %c0] -> @output[%c0]
+
+// -----
+
+snac.schedule for @x chunk_bytes 64 staging_slots 0 {
+  // expected-error@+1 {{declares a receive buffer, which belongs to a snac.program}}
+  snac.buffer @rx receive geometry input_of 0
+  snac.role @r all ctas 1 part 0 {
+  ^bb0(%r: index, %n: index, %root: index):
+  }
+}

@@ -1,0 +1,78 @@
+// RUN: collc-opt %s | FileCheck %s
+// RUN: collc-opt %s | collc-opt | FileCheck %s
+// RUN: collc-opt %s --mlir-print-op-generic | collc-opt | FileCheck %s
+
+// One-shot AllReduce: push the whole input to every rank, reduce in rank
+// order.
+// CHECK-LABEL: snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input packed sizes row
+// CHECK-NEXT:    snac.program_buffer @output output packed sizes row
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
+// CHECK-NEXT:    %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put @input[%[[C0]]] -> @rx[%[[E]]] to all
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    snac.reduce_take sum @rx[%[[E]], *] -> @output[%[[C0]]]
+// CHECK-NEXT:  }
+snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.launch_dependents
+  snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+}
+
+// AllToAll_v: partition k to rank k, then every source's region into its
+// partition; work not assigned yet, sentinel readiness, no PDL.
+// CHECK-LABEL: snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = sentinel, slots = 4, band = [1, 1024], ctas = 0, threads = 0, grain = 0, pdl = false> {
+// CHECK:         snac.program_buffer @input input scattered_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output transposed_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK:         %[[E:.+]] = snac.epoch
+// CHECK:         scf.for %[[K:.+]] = %{{.+}} to %n step
+// CHECK-NEXT:      snac.put @input[%[[K]]] -> @rx[%[[E]]] to %[[K]]
+// CHECK:         scf.for %[[P:.+]] = %{{.+}} to %n step
+// CHECK-NEXT:      snac.take @rx[%[[E]], %[[P]]] -> @output[%[[P]]]
+snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = sentinel, slots = 4, band = [1, 1024], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  scf.for %k = %c0 to %n step %c1 {
+    snac.put @input[%k] -> @rx[%e] to %k
+  }
+  scf.for %p = %c0 to %n step %c1 {
+    snac.take @rx[%e, %p] -> @output[%p]
+  }
+}
+
+// Flag readiness, a program beside a v1 schedule of the same collective.
+// CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 0], ctas = 1, threads = 32, grain = 16, pdl = false> {
+// CHECK-LABEL: snac.schedule for @all_gather
+snac.program for @all_gather variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 0], ctas = 1, threads = 32, grain = 16, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  scf.for %p = %c0 to %n step %c1 {
+    snac.take @rx[%e, %p] -> @output[%p]
+  }
+}
+snac.schedule for @all_gather chunk_bytes 64 staging_slots 2 {
+  snac.buffer @input input geometry input_of 0
+  snac.role @r all ctas 1 part 0 {
+  ^bb0(%r: index, %n: index, %root: index):
+  }
+}
