@@ -5,6 +5,7 @@
 #include "collc/Dialect/Coll/IR/CollDialect.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Target/Cuda/EmitCuda.h"
+#include "collc/Target/Cuda/Nvrtc.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -14,6 +15,11 @@
 
 using namespace mlir;
 using namespace collc;
+
+static void registerDialects(DialectRegistry &registry) {
+  registry.insert<coll::CollDialect, snac::SnacDialect, arith::ArithDialect,
+                  scf::SCFDialect>();
+}
 
 void cuda::registerSnacToCudaTranslation() {
   // Function-local statics: registered once, before the command line is
@@ -31,8 +37,27 @@ void cuda::registerSnacToCudaTranslation() {
                  << "unknown target '" << targetName << "' in --cuda-target";
         return emitCuda(module, *target, os);
       },
-      [](DialectRegistry &registry) {
-        registry.insert<coll::CollDialect, snac::SnacDialect,
-                        arith::ArithDialect, scf::SCFDialect>();
-      });
+      registerDialects);
+  // Through NVRTC with the embedded device headers, as collc --emit=ptx:
+  // what a test needs to see the generated code compile for each target.
+  static TranslateFromMLIRRegistration ptxRegistration(
+      "snac-to-ptx", "snac programs and schedules to PTX (NVRTC)",
+      [](ModuleOp module, llvm::raw_ostream &os) -> LogicalResult {
+        FailureOr<Target> target = parseTarget(targetName);
+        if (failed(target))
+          return module.emitError()
+                 << "unknown target '" << targetName << "' in --cuda-target";
+        std::string source, ptx, log;
+        llvm::raw_string_ostream sourceStream(source);
+        if (failed(emitCuda(module, *target, sourceStream)))
+          return failure();
+        if (!compileToPtx(source, "snac.cu", *target, ptx, log))
+          return module.emitError()
+                 << "NVRTC failed to compile the generated CUDA for "
+                 << target->name << ":\n"
+                 << log;
+        os << ptx;
+        return success();
+      },
+      registerDialects);
 }

@@ -32,6 +32,16 @@ struct Target {
 /// Parses "sm_90", "sm_90a", "sm_100f"...; fails on anything else.
 mlir::FailureOr<Target> parseTarget(llvm::StringRef name);
 
+/// An element type as the generated code spells it.
+struct ElementType {
+  const char *spelling; // the spec's: bf16, f16, f32, f8e4m3, f8e5m2
+  const char *cudaType; // __nv_bfloat16, ...
+  int bytes;
+};
+
+/// The CUDA element type of a collective's element type, if it has one.
+std::optional<ElementType> elementTypeOf(mlir::Type type);
+
 /// What the runtime needs to launch a program kernel (SNAC v2, one kernel
 /// per snac.program): the manifest's `program` object
 /// (docs/module-format.md) before the derived fields.

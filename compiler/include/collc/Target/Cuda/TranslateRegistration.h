@@ -2,7 +2,8 @@
 //
 // Registers `--snac-to-cuda` with mlir-translate: a module of snac programs
 // (and v1 schedules with their coll collectives) to CUDA C++ for the target
-// given by `--cuda-target` (default sm_90).
+// given by `--cuda-target` (default sm_90); `--snac-to-ptx` compiles that
+// with NVRTC.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,8 +12,8 @@
 
 namespace collc::cuda {
 
-/// Registers the `snac-to-cuda` translation and its options; call before
-/// the command line is parsed.
+/// Registers the `snac-to-cuda` and `snac-to-ptx` translations and their
+/// option; call before the command line is parsed.
 void registerSnacToCudaTranslation();
 
 } // namespace collc::cuda
