@@ -15,6 +15,7 @@
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -135,6 +136,24 @@ LogicalResult interp::verifyBeforeEmit(ModuleOp module, raw_ostream *report,
       *report << llvm::formatv("verified @{0}: {1} simulations in {2:F1} ms\n",
                                collective.getSymName(), runs.size(),
                                seconds * 1e3);
+  }
+  // Programs (SNAC v2) are not run by the interpreter yet, so none can be
+  // verified; each is removed, so that nothing unverified becomes a kernel
+  // (on a GPU a wrong one hangs or corrupts silently, as a schedule would).
+  // The interpreter's program verifier is called here once it exists, and a
+  // program it fails is then an error like a failing schedule.
+  for (auto program :
+       llvm::make_early_inc_range(module.getOps<snac::ProgramOp>())) {
+    snac::PolicyAttr policy = program.getPolicy();
+    if (report)
+      *report << llvm::formatv(
+          "not verified {0}: {1} {2} program (band [{3}, {4}] bytes) not "
+          "emitted; the interpreter does not run programs yet\n",
+          program.getCollectiveAttr(),
+          snac::stringifyVariant(program.getVariant()),
+          snac::stringifyEncoding(policy.getEncoding()), policy.getBandLo(),
+          policy.getBandHi());
+    program.erase();
   }
   return success(ok);
 }
