@@ -54,8 +54,8 @@ int abiEncoding(snac::Encoding encoding) {
 int64_t regionBytes(snac::PolicyAttr policy) {
   const int64_t payload = std::max<int64_t>(policy.getBandHi(), 16);
   const int64_t warps = policy.getCtas() * policy.getThreads() / 32;
-  return (int64_t)collcRxRegionBytes(abiEncoding(policy.getEncoding()),
-                                     payload, (int)warps);
+  return (int64_t)collcRxRegionBytes(abiEncoding(policy.getEncoding()), payload,
+                                     (int)warps);
 }
 
 /// Prints one program's kernels.
@@ -63,8 +63,7 @@ class ProgramEmitter {
 public:
   ProgramEmitter(snac::ProgramOp program, const cuda::Target &target,
                  llvm::raw_ostream &os)
-      : program(program), policy(program.getPolicy()), target(target),
-        os(os) {}
+      : program(program), policy(program.getPolicy()), target(target), os(os) {}
 
   LogicalResult emit(std::vector<cuda::KernelInfo> *kernels,
                      llvm::StringSet<> &kernelNames);
@@ -188,10 +187,9 @@ LogicalResult ProgramEmitter::check() {
       return WalkResult::advance();
     }
     hasEpoch |= isa<snac::EpochOp>(op);
-    if (isa<arith::AddIOp, arith::SubIOp,
-            arith::MulIOp, arith::DivUIOp, arith::RemUIOp, scf::YieldOp,
-            snac::EpochOp, snac::PutOp, snac::TakeOp, snac::ReduceTakeOp,
-            snac::LaunchDependentsOp>(op))
+    if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
+            arith::RemUIOp, scf::YieldOp, snac::EpochOp, snac::PutOp,
+            snac::TakeOp, snac::ReduceTakeOp, snac::LaunchDependentsOp>(op))
       return WalkResult::advance();
     if (auto c = dyn_cast<arith::ConstantOp>(op);
         c && isa<IntegerAttr>(c.getValue()))
@@ -332,25 +330,25 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
 
   std::string encoding = snac::stringifyEncoding(policy.getEncoding()).str();
   std::string variant = snac::stringifyVariant(program.getVariant()).str();
-  os << formatv("//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes -===//\n\n",
-                collective.getSymName(), variant, encoding,
-                policy.getBandLo(), policy.getBandHi());
+  os << formatv(
+      "//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes -===//\n\n",
+      collective.getSymName(), variant, encoding, policy.getBandLo(),
+      policy.getBandHi());
   for (Attribute attr : collective.getElementTypes()) {
     std::optional<cuda::ElementType> elem =
         cuda::elementTypeOf(cast<TypeAttr>(attr).getValue());
     if (!elem)
       return collective.emitError() << "no CUDA type for " << attr;
     for (int64_t n : collective.getWorldSizes()) {
-      std::string name = formatv("collc_{0}__{1}_{2}_{3}_n{4}",
-                                 collective.getSymName(), variant, encoding,
-                                 elem->spelling, n)
-                             .str();
+      std::string name =
+          formatv("collc_{0}__{1}_{2}_{3}_n{4}", collective.getSymName(),
+                  variant, encoding, elem->spelling, n)
+              .str();
       // The runtime finds a program by collective, variant and encoding.
       if (!kernelNames.insert(name).second)
         return program.emitError()
-               << "a second " << variant << " " << encoding
-               << " program for @" << collective.getSymName()
-               << " (kernel " << name
+               << "a second " << variant << " " << encoding << " program for @"
+               << collective.getSymName() << " (kernel " << name
                << "); the CUDA backend needs one per collective, variant "
                   "and encoding";
       // Parameters by value: the params, N peer pointers, the size vector.
