@@ -6,10 +6,15 @@
 # representative run, and writes logs and a summary.
 #
 #   scripts/gpu-suite.sh [PHASE...]     PHASE: build procs single sanitizer
-#                                       robust (default: the first four, in
-#                                       that order; robust: the robustness
-#                                       suite, single mode, ranks sharing
-#                                       the GPUs: needs robust.collcmod)
+#                                       robust programs (default: the first
+#                                       four, in that order; robust: the
+#                                       robustness suite, single mode, ranks
+#                                       sharing the GPUs: needs
+#                                       robust.collcmod; programs: the SNAC
+#                                       v2 programs of collectives.collcmod,
+#                                       each encoding forced, 2, 3, 5 and 8
+#                                       ranks sharing GPU 0, through
+#                                       test/gpu/programs/runtime_programs)
 #
 # What must exist before the run (made on the CPU machine, e.g. by
 # scripts/gpu-prepare.sh, and sent with carry: ["out", ".deps"]):
@@ -24,18 +29,19 @@
 # Without the sm_100 module the misuse suite still checks the refusal with
 # a copy of the sm_90 module relabelled sm_100.
 #
-# Outputs: $OUT (default build-gpu/out) gets at most 7 flat files:
+# Outputs: $OUT (default build-gpu/out) gets at most 8 flat files:
 # summary.txt, env.txt, build.log, procs.log, single.log, sanitizer.log,
-# robust.log.
+# robust.log, programs.log.
 # Phase results are also kept in build-gpu/results/, so PHASES run in
 # separate calls (each call is limited to 10 minutes) add up in the summary
 # of the last call: e.g. `scripts/gpu-suite.sh build procs`, then
 # `scripts/gpu-suite.sh single sanitizer` on the same (warm) machine.
 #
 # Environment: JOBS (default nproc), BUILD_DIR (default build-gpu),
-# PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT / ROBUST_TIMEOUT
-# (seconds, default 420 / 420 / 360 / 420), TEST_ARGS (extra collc_gpu_tests
-# arguments for both modes), ROBUST_ARGS (extra arguments of the robust
+# PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT / ROBUST_TIMEOUT /
+# PROGRAMS_TIMEOUT (seconds, default 420 / 420 / 360 / 420 / 420),
+# PROGRAM_RANKS (default 2,3,5,8), PROGRAM_BAND_TOP (bytes, default 65536),
+# TEST_ARGS (extra collc_gpu_tests arguments for both modes), ROBUST_ARGS (extra arguments of the robust
 # phase, e.g. --robust=stall,streams or --shapes=1000), COLLC_COMMIT (the
 # commit to name in the summary when the tree's git metadata is not its own).
 set -uo pipefail
@@ -59,9 +65,9 @@ PHASES=("$@")
 [ ${#PHASES[@]} -eq 0 ] && PHASES=(build procs single sanitizer)
 for p in "${PHASES[@]}"; do
   case $p in
-  build | procs | single | sanitizer | robust) ;;
+  build | procs | single | sanitizer | robust | programs) ;;
   *)
-    echo "gpu-suite: unknown phase '$p' (build, procs, single, sanitizer, robust)" >&2
+    echo "gpu-suite: unknown phase '$p' (build, procs, single, sanitizer, robust, programs)" >&2
     exit 2
     ;;
   esac
@@ -197,6 +203,25 @@ has robust && run_phase robust "${ROBUST_TIMEOUT:-420}" \
   "$BIN" --mode=single --modules="$MODULES" --suites=robust \
   --watchdog=400 ${ROBUST_ARGS:-}
 
+# SNAC v2 programs (issue 10): every program of the library module, each
+# encoding forced (COLLC_FORCE_VARIANT), ranks sharing GPU 0, graph replay,
+# a timeout; calls beyond the bands run the v1 kernels.
+if has programs; then
+  if grep -q '"program_abi_version"' "$MODULES/collectives.collcmod"; then
+    run_phase programs "${PROGRAMS_TIMEOUT:-420}" bash -c "
+      cmake -S test/gpu/programs -B '$BUILD_DIR/programs' -G Ninja \
+        -DCOLLC_JSON_INCLUDE_DIR='$ROOT/.deps/include' >/dev/null &&
+      ninja -C '$BUILD_DIR/programs' -j '$JOBS' runtime_programs >/dev/null &&
+      '$BUILD_DIR/programs/runtime_programs' '$MODULES/collectives.collcmod' \
+        --ranks=\${PROGRAM_RANKS:-2,3,5,8} \
+        --band-top=\${PROGRAM_BAND_TOP:-65536}"
+  else
+    echo "gpu-suite: programs: $MODULES/collectives.collcmod has no program kernels (no program_abi_version)" |
+      tee "$OUT/programs.log"
+    record programs 1 0 "$OUT/programs.log"
+  fi
+fi
+
 # Summary of every phase recorded for this build (this call or earlier ones).
 {
   echo "collc GPU suite: scripts/gpu-suite.sh"
@@ -217,9 +242,9 @@ has robust && run_phase robust "${ROBUST_TIMEOUT:-420}" \
   echo "cuda: $(nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | head -1)"
   echo "phases:"
   overall=0
-  for phase in build procs single sanitizer robust; do
-    if [ "$phase" = robust ] && [ ! -f "$RESULTS/$phase.status" ] &&
-      ! has robust; then
+  for phase in build procs single sanitizer robust programs; do
+    if { [ "$phase" = robust ] || [ "$phase" = programs ]; } &&
+      [ ! -f "$RESULTS/$phase.status" ] && ! has "$phase"; then
       continue # optional phase, not asked for
     fi
     if [ "$phase" = procs ] && [ ! -f "$RESULTS/$phase.status" ] &&
@@ -239,7 +264,7 @@ has robust && run_phase robust "${ROBUST_TIMEOUT:-420}" \
       overall=1
     fi
   done
-  for phase in procs single robust; do
+  for phase in procs single robust programs; do
     if [ -f "$RESULTS/$phase.log" ]; then
       echo "--- $phase: groups"
       grep -E '^(\[rank 0\] )?(PASS|FAIL|SKIP) |^\[parent\]' "$RESULTS/$phase.log" | sed 's/^/  /'

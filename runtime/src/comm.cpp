@@ -75,6 +75,14 @@ collcResult_t allocZeroed(CUdeviceptr *ptr, unsigned long long bytes) {
   return collcSuccess;
 }
 
+/// Routes from the environment, once every workspace exists.
+collcResult_t setupRoutes(collcComm *comm) {
+  ForceVariant force;
+  COLLC_CHECK(parseForceVariant(std::getenv("COLLC_FORCE_VARIANT"), force));
+  buildRoutes(comm, force);
+  return collcSuccess;
+}
+
 /// Creates the context, loads the module's code and allocates every
 /// kernel's local workspace. Peer arrays are filled by the caller.
 collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
@@ -184,12 +192,25 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
                         "compile the spec with fewer CTAs",
                         k.name.c_str(), k.grid, device, perSm * sms, sms,
                         perSm);
-    // The slot buffers are read by peers; allocate at least one byte so
-    // every rank has a handle to exchange.
-    CU_CHECK(cuMemAlloc(&w.staging, std::max(k.stagingBytes, 16ull)));
+    if (k.isProgram) {
+      // A program's receive buffer, written by peers, travels as its
+      // staging buffer; it starts filled with the encoding's byte (armed
+      // sentinels, or sequence/epoch 0, which no call carries). Its call
+      // counters, one per CTA, start at 0.
+      const ProgramInfo &g = k.program;
+      CU_CHECK(cuMemAlloc(&w.staging, std::max(g.rxBytes, 16ull)));
+      CU_CHECK(cuMemsetD8(w.staging, (unsigned char)g.rxFill,
+                          std::max(g.rxBytes, 16ull)));
+      COLLC_CHECK(allocZeroed(&w.state, (unsigned long long)g.counterWords * 8));
+    } else {
+      // The slot buffers are read by peers; allocate at least one byte so
+      // every rank has a handle to exchange.
+      CU_CHECK(cuMemAlloc(&w.staging, std::max(k.stagingBytes, 16ull)));
+    }
     CU_CHECK(cuMemAlloc(&w.inter, std::max(k.intermediateBytes, 16ull)));
     COLLC_CHECK(allocZeroed(&w.events, std::max(k.eventWords, 1ull) * 8));
-    COLLC_CHECK(allocZeroed(&w.state, k.stateWords * 8));
+    if (!k.isProgram)
+      COLLC_CHECK(allocZeroed(&w.state, k.stateWords * 8));
     CU_CHECK(cuMemAlloc(&w.stagingPeers, nranks * sizeof(CUdeviceptr)));
     CU_CHECK(cuMemAlloc(&w.interPeers, nranks * sizeof(CUdeviceptr)));
     CU_CHECK(cuMemAlloc(&w.eventPeers, nranks * sizeof(CUdeviceptr)));
@@ -198,13 +219,15 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
         &w.errorDevice, const_cast<unsigned long long *>(w.error), 0));
     comm->workspaces.push_back(w);
   }
-  return collcSuccess;
+  return setupRoutes(comm);
 }
 
 /// Fills a workspace's peer arrays on this rank's device.
 collcResult_t uploadPeers(Workspace &w, const std::vector<CUdeviceptr> &staging,
                           const std::vector<CUdeviceptr> &inter,
                           const std::vector<CUdeviceptr> &events) {
+  if (w.kernel->isProgram)
+    w.rxPeers = staging; // by value at every launch
   size_t bytes = staging.size() * sizeof(CUdeviceptr);
   CU_CHECK(cuMemcpyHtoD(w.stagingPeers, staging.data(), bytes));
   CU_CHECK(cuMemcpyHtoD(w.interPeers, inter.data(), bytes));
@@ -246,10 +269,79 @@ struct RankHello {
 Workspace *collcComm::find(const std::string &collective,
                            const std::string &type) {
   for (Workspace &w : workspaces)
-    if (w.kernel->collective == collective && w.kernel->elementType == type)
+    if (!w.kernel->isProgram && w.kernel->collective == collective &&
+        w.kernel->elementType == type)
       return &w;
   return nullptr;
 }
+
+collcResult_t collc::parseForceVariant(const char *text, ForceVariant &out) {
+  out = ForceVariant();
+  if (!text || !*text)
+    return collcSuccess;
+  const std::string s = text;
+  if (s == "v1") {
+    out.kind = ForceVariant::V1;
+    return collcSuccess;
+  }
+  const size_t colon = s.find(':');
+  if (colon != std::string::npos && colon > 0) {
+    const std::string encoding = s.substr(colon + 1);
+    for (int e : {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16,
+                  COLLC_ENCODING_SENTINEL})
+      if (encoding == encodingName(e)) {
+        out.kind = ForceVariant::Program;
+        out.variant = s.substr(0, colon);
+        out.encoding = e;
+        return collcSuccess;
+      }
+  }
+  return COLLC_FAIL(collcInvalidArgument,
+                    "COLLC_FORCE_VARIANT is '%s'; expected 'v1' or "
+                    "'<variant>:<encoding>' with an encoding of flag, ll16 "
+                    "or sentinel (e.g. 'one_shot:ll16'), or unset",
+                    text);
+}
+
+void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
+  const collcModule &m = *comm->module;
+  comm->routes.assign(m.collectives.size() * collcNumTypes, Route());
+  for (Workspace &w : comm->workspaces) {
+    const KernelInfo &k = *w.kernel;
+    int type = -1;
+    for (int t = 0; t < collcNumTypes; ++t)
+      if (k.elementType == typeName((collcDataType_t)t))
+        type = t;
+    size_t c = 0;
+    while (c < m.collectives.size() && m.collectives[c].name != k.collective)
+      ++c;
+    if (type < 0 || c == m.collectives.size())
+      continue; // nothing can call it
+    Route &route = comm->routes[c * collcNumTypes + type];
+    if (!k.isProgram) {
+      if (!route.v1)
+        route.v1 = &w;
+      continue;
+    }
+    const bool allowed =
+        force.kind == ForceVariant::None ||
+        (force.kind == ForceVariant::Program &&
+         k.program.variant == force.variant &&
+         k.program.encoding == force.encoding);
+    if (allowed)
+      route.programs.push_back(&w);
+  }
+}
+
+Workspace *collc::pickProgram(const Route &route,
+                              unsigned long long inputBytes) {
+  for (Workspace *w : route.programs)
+    if (w->kernel->program.bandLo <= inputBytes &&
+        inputBytes <= w->kernel->program.bandHi)
+      return w;
+  return nullptr;
+}
+
 
 collcResult_t collc::useContext(collcComm_t comm) {
   CU_CHECK(cuCtxSetCurrent(comm->context));
@@ -457,6 +549,37 @@ std::string rankList(unsigned long long mask, unsigned long long count) {
     s += " (and " + std::to_string(count - ranks.size()) + " above 63)";
   return s;
 }
+
+/// A program's error record (abi.h: [3] the op, [5] the source, [6] the
+/// slot, [7] the first element waited for) as collcGetLastError's message.
+void reportProgramError(collcComm_t comm, const Workspace &w,
+                        volatile unsigned long long *e) {
+  const KernelInfo &k = *w.kernel;
+  const long long source = (long long)e[5];
+  if (e[0] == COLLC_KERNEL_SEQUENCE) {
+    (void)COLLC_FAIL(
+        collcTimeout,
+        "collective '%s' (%s, program %s:%s, call %llu): rank %d received "
+        "data of a later call from rank %lld (op %llu, slot %llu, element "
+        "%llu): the ranks did not issue the same sequence of calls of this "
+        "collective (every rank must make the same calls with the same "
+        "sizes, in the same order); abort the communicator with "
+        "collcCommAbort",
+        k.collective.c_str(), k.elementType.c_str(), k.program.variant.c_str(),
+        encodingName(k.program.encoding), e[1], comm->rank, source, e[3],
+        e[6], e[7]);
+    return;
+  }
+  (void)COLLC_FAIL(
+      collcTimeout,
+      "collective '%s' (%s, program %s:%s, call %llu): rank %d timed out "
+      "after %llu ms in op %llu waiting for rank %lld's data (slot %llu, "
+      "element %llu): rank %lld did not make this call, or is stuck before "
+      "it; abort the communicator with collcCommAbort",
+      k.collective.c_str(), k.elementType.c_str(), k.program.variant.c_str(),
+      encodingName(k.program.encoding), e[1], comm->rank,
+      comm->timeoutNs / 1000000ull, e[3], source, e[6], e[7], source);
+}
 } // namespace
 
 extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
@@ -488,6 +611,11 @@ extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
       e = w.error;
     if (e[0] == COLLC_KERNEL_OK)
       continue;
+    if (w.kernel->isProgram) {
+      reportProgramError(comm, w, e);
+      *asyncError = collcTimeout;
+      return collcSuccess;
+    }
     const CollectiveInfo *c = comm->module->findCollective(w.kernel->collective);
     unsigned long long role = e[3], event = e[4];
     long long peer = (long long)e[5];

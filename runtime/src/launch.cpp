@@ -160,7 +160,9 @@ int collc::typeBytes(collcDataType_t type) {
 
 namespace {
 
-/// The collective and the kernel a call runs, with the call's basic checks.
+/// The collective and the kernel a call runs, with the call's basic checks:
+/// `w` is the v1 kernel, or where the module has none, its first program
+/// (launchSized picks among the route's programs by size).
 collcResult_t resolve(collcComm_t comm, const char *name,
                       collcDataType_t datatype, int root,
                       const CollectiveInfo *&c, Workspace *&w) {
@@ -183,7 +185,11 @@ collcResult_t resolve(collcComm_t comm, const char *name,
     return COLLC_FAIL(collcInvalidArgument,
                       "%s: datatype %d is not a collcDataType_t", name,
                       (int)datatype);
-  w = comm->find(name, typeName(datatype));
+  const Route &route =
+      comm->routes[(size_t)(c - m.collectives.data()) * collcNumTypes +
+                   datatype];
+  w = route.v1 ? route.v1
+               : route.programs.empty() ? nullptr : route.programs.front();
   if (!w)
     return COLLC_FAIL(collcInvalidArgument,
                       "%s: the module has no kernel for %s at %d ranks on %s; "
@@ -195,6 +201,64 @@ collcResult_t resolve(collcComm_t comm, const char *name,
                       name, root, comm->nranks);
   return collcSuccess;
 }
+
+/// Launches a program (abi.h "Programs"): its parameters, every rank's
+/// receive buffer and the size vector, all by value; no claim word, no
+/// cooperative launch (a program's CTAs never wait on each other).
+collcResult_t launchProgram(collcComm_t comm, Workspace *w,
+                            const void *sendbuff, void *recvbuff,
+                            const long long *sizeVec, CUstream stream) {
+  const KernelInfo &k = *w->kernel;
+  collcProgramParams params{};
+  params.input = sendbuff;
+  params.output = recvbuff;
+  params.counters = reinterpret_cast<unsigned long long *>(w->state);
+  params.error = reinterpret_cast<unsigned long long *>(w->errorDevice);
+  params.timeoutNs = comm->timeoutNs;
+  params.rank = comm->rank;
+  params.worldSize = comm->nranks;
+  CUlaunchConfig config{};
+  config.gridDimX = k.grid;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = k.threads;
+  config.blockDimY = config.blockDimZ = 1;
+  config.hStream = stream;
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attr.value.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attr;
+  config.numAttrs = k.pdl ? 1 : 0;
+  // The driver reads each parameter's bytes from these addresses: the peers
+  // array (Peers<N>) and the size vector (Sizes<N>) are plain arrays.
+  void *args[] = {&params, w->rxPeers.data(), const_cast<long long *>(sizeVec)};
+  CU_CHECK(cuLaunchKernelEx(&config, w->function, args, nullptr));
+  return collcSuccess;
+}
+
+} // namespace
+
+long long collc::selectionBytes(const CollectiveInfo &c,
+                                const long long *sizes, int n, int r,
+                                int eb) {
+  const TransformInfo &first = c.parts.front();
+  const int parts = partitionsOf(first.in, n);
+  auto rowSum = [&](int p) {
+    long long s = 0;
+    for (int k = 0; k < parts; ++k)
+      s += sizes[(size_t)p * parts + k];
+    return s;
+  };
+  if (!first.variable || first.reduce)
+    return rowSum(r) * eb;
+  if (first.in != Layout::Packed)
+    return -1;
+  long long most = 0;
+  for (int p = 0; p < n; ++p)
+    most = std::max(most, rowSum(p));
+  return most * eb;
+}
+
+namespace {
 
 /// Admits and launches one call with its size matrix (abi.h).
 collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
@@ -281,6 +345,50 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   COLLC_CHECK(useContext(comm));
   CUstream cuStream = reinterpret_cast<CUstream>(stream);
   COLLC_CHECK(checkStream(comm, name, cuStream));
+
+  // A program whose band holds the call, else the v1 kernel (precomputed
+  // routes: no string compare, no allocation).
+  const Route &route =
+      comm->routes[(size_t)(c - comm->module->collectives.data()) *
+                       collcNumTypes +
+                   datatype];
+  const long long key = selectionBytes(*c, sizes.data(), n, r, eb);
+  if (Workspace *program =
+          key < 0 ? nullptr : pickProgram(route, (unsigned long long)key)) {
+    // The size vector by value; a packed program input of a scattered
+    // collective (the one-shot form of all_reduce) reads each rank's
+    // whole row as its size.
+    constexpr int kStackRanks = 128;
+    long long local[2 * kStackRanks], packed[kStackRanks];
+    std::vector<long long> heap;
+    long long *vec = local, *rows = packed;
+    if (n > kStackRanks) {
+      heap.resize((size_t)3 * n);
+      vec = heap.data();
+      rows = heap.data() + 2 * n;
+    }
+    if (program->kernel->program.inputPacked && parts != 1) {
+      for (int p = 0; p < n; ++p) {
+        rows[p] = 0;
+        for (int k = 0; k < parts; ++k)
+          rows[p] += sizes[(size_t)p * parts + k];
+      }
+      collcFillSizeVector(rows, n, 1, r, vec);
+    } else {
+      collcFillSizeVector(sizes.data(), n, parts, r, vec);
+    }
+    return launchProgram(comm, program, sendbuff, recvbuff, vec, cuStream);
+  }
+  if (!route.v1)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s: rank %d: no kernel of the module serves this call "
+                      "(%lld bytes of input; the module has programs only, "
+                      "and none has this size in its band%s)",
+                      name, r, key,
+                      route.programs.empty() ? ", or COLLC_FORCE_VARIANT "
+                                               "excludes them"
+                                             : "");
+  w = route.v1;
   std::vector<long long> sizeVec((size_t)collcSizeVectorWords(n));
   collcFillSizeVector(sizes.data(), n, parts, r, sizeVec.data());
 

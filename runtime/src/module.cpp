@@ -129,6 +129,78 @@ Layout parseLayout(const std::string &s, bool &variable, bool &ok) {
   return Layout::Packed;
 }
 
+/// Reads a kernel's `program` object; false once r.error is set.
+bool parseProgram(Reader &r, const json &k, const std::string &kernel,
+                  KernelInfo &info) {
+  const json *p = r.field(k, "program", json::value_t::object, kernel);
+  if (!p)
+    return false;
+  const std::string where = kernel + ".program";
+  ProgramInfo &g = info.program;
+  g.variant = r.str(*p, "variant", where);
+  std::string encoding = r.str(*p, "encoding", where);
+  g.slots = (int)r.num(*p, "slots", where);
+  g.regionBytes = (unsigned long long)r.num(*p, "region_bytes", where);
+  g.rxBytes = (unsigned long long)r.num(*p, "rx_bytes", where);
+  g.rxFill = (int)r.num(*p, "rx_fill", where);
+  g.counterWords = (int)r.num(*p, "counter_words", where);
+  g.inputPacked = r.flag(*p, "input_packed", where);
+  const json *band = r.field(*p, "band", json::value_t::array, where);
+  if (!r.error.empty())
+    return false;
+  g.encoding = -1;
+  for (int e : {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16,
+                COLLC_ENCODING_SENTINEL})
+    if (encoding == encodingName(e))
+      g.encoding = e;
+  if (g.encoding < 0) {
+    r.error = where + ": unknown encoding '" + encoding +
+              "' (flag, ll16 or sentinel)";
+    return false;
+  }
+  if (band->size() != 2 || !(*band)[0].is_number_integer() ||
+      !(*band)[1].is_number_integer() || (*band)[0].get<long long>() < 0 ||
+      (*band)[0].get<long long>() > (*band)[1].get<long long>()) {
+    r.error = where + ": 'band' must be [lo, hi], 0 <= lo <= hi (bytes)";
+    return false;
+  }
+  g.bandLo = (*band)[0].get<unsigned long long>();
+  g.bandHi = (*band)[1].get<unsigned long long>();
+  return true;
+}
+
+/// The receive-buffer facts of a program must be the ABI's formulas (abi.h):
+/// a module that disagrees with them would overrun or misread its buffers.
+void checkProgram(Reader &r, const std::string &kernel, const KernelInfo &k) {
+  const ProgramInfo &g = k.program;
+  const std::string where = kernel + ".program ('" + k.name + "')";
+  auto bad = [&](const std::string &what) { r.error = where + ": " + what; };
+  // Two slots at least: reuse is proven by the next call's readiness.
+  if (g.slots < 2)
+    return bad("slots is " + std::to_string(g.slots) +
+               "; a program needs at least 2 (dual buffering)");
+  const int segments = (int)((long long)k.grid * k.threads / 32);
+  const unsigned long long need =
+      collcRxRegionBytes(g.encoding, g.bandHi, segments);
+  if (g.regionBytes % 16 != 0 || g.regionBytes < need)
+    return bad("region_bytes is " + std::to_string(g.regionBytes) +
+               ", but its band's top (" + std::to_string(g.bandHi) +
+               " bytes) needs " + std::to_string(need) +
+               " (a multiple of 16)");
+  if (g.rxBytes != collcRxBytes(g.slots, k.worldSize, g.regionBytes))
+    return bad("rx_bytes is " + std::to_string(g.rxBytes) + ", expected " +
+               std::to_string(collcRxBytes(g.slots, k.worldSize,
+                                           g.regionBytes)) +
+               " (slots x world_size x region_bytes)");
+  if (g.rxFill != collcRxFillByte(g.encoding))
+    return bad("rx_fill is " + std::to_string(g.rxFill) + ", expected " +
+               std::to_string(collcRxFillByte(g.encoding)) + " for " +
+               encodingName(g.encoding));
+  if (g.counterWords != k.grid)
+    return bad("counter_words is " + std::to_string(g.counterWords) +
+               ", expected the grid (" + std::to_string(k.grid) + ")");
+}
+
 collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
   if (bytes == 0)
     return COLLC_FAIL(collcInvalidArgument,
@@ -157,6 +229,18 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
                       "the module's kernel ABI version is %lld, this runtime "
                       "speaks %d; rebuild the module with a matching collc",
                       abi, COLLC_KERNEL_ABI_VERSION);
+  // Programs (SNAC v2) have their own ABI; a module without programs need
+  // not say which it would speak.
+  long long programAbi = -1;
+  if (doc.contains("program_abi_version")) {
+    programAbi = r.num(doc, "program_abi_version", "manifest");
+    if (r.error.empty() && programAbi != COLLC_PROGRAM_ABI_VERSION)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "the module's program ABI version is %lld, this "
+                        "runtime speaks %d; rebuild the module with a "
+                        "matching collc",
+                        programAbi, COLLC_PROGRAM_ABI_VERSION);
+  }
   if (const json *spec = r.field(doc, "spec", json::value_t::object, "manifest")) {
     m.specHash = r.str(*spec, "sha256", "spec");
     if (spec->contains("file") && (*spec)["file"].is_string())
@@ -215,7 +299,12 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
     info.grid = (int)r.num(k, "grid", where);
     info.threads = (int)r.num(k, "threads", where);
     info.pdl = r.flag(k, "pdl", where);
-    if (const json *w = r.field(k, "workspace", json::value_t::object, where)) {
+    if (k.is_object() && k.contains("program")) {
+      info.isProgram = true;
+      if (!parseProgram(r, k, where, info))
+        break;
+    } else if (const json *w =
+                   r.field(k, "workspace", json::value_t::object, where)) {
       std::string ww = where + ".workspace";
       info.chunkBytes = r.num(*w, "chunk_bytes", ww);
       info.slots = (int)r.num(*w, "slots", ww);
@@ -229,6 +318,12 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
     if (r.error.empty() && (info.worldSize < 1 || info.grid < 1 ||
                             info.threads < 1 || info.elementBytes < 1))
       r.error = where + ": non-positive launch or type sizes";
+    if (r.error.empty() && info.isProgram)
+      checkProgram(r, where, info);
+    if (r.error.empty() && info.isProgram && programAbi < 0)
+      r.error = where + " ('" + info.name +
+                "') is a program, but the manifest has no "
+                "'program_abi_version'";
     m.kernels.push_back(std::move(info));
   }
 
@@ -273,6 +368,19 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
 }
 
 } // namespace
+
+const char *collc::encodingName(int encoding) {
+  switch (encoding) {
+  case COLLC_ENCODING_FLAG:
+    return "flag";
+  case COLLC_ENCODING_LL16:
+    return "ll16";
+  case COLLC_ENCODING_SENTINEL:
+    return "sentinel";
+  default:
+    return "?";
+  }
+}
 
 const CollectiveInfo *collcModule::findCollective(const std::string &name) const {
   for (const CollectiveInfo &c : collectives)

@@ -50,10 +50,29 @@ struct CollectiveInfo {
   }
 };
 
+/// A program kernel's `program` object (abi.h "Programs",
+/// docs/module-format.md).
+struct ProgramInfo {
+  std::string variant;
+  int encoding = COLLC_ENCODING_FLAG; // COLLC_ENCODING_*
+  /// Inclusive bounds on the bytes of a rank's input this program serves.
+  unsigned long long bandLo = 0, bandHi = 0;
+  int slots = 0;
+  unsigned long long regionBytes = 0, rxBytes = 0;
+  int rxFill = 0, counterWords = 0;
+  bool inputPacked = true;
+};
+
+/// The manifest spelling of a COLLC_ENCODING_* ("ll16"), "?" if none.
+const char *encodingName(int encoding);
+
 struct KernelInfo {
   std::string name, target, collective, elementType;
   int elementBytes = 0, worldSize = 0, grid = 0, threads = 0;
   bool pdl = false;
+  /// A SNAC v2 program (collcProgramParams), not an ABI 2 kernel.
+  bool isProgram = false;
+  ProgramInfo program;
   long long chunkBytes = 0;
   int slots = 0, readyEvents = 0, freeEvents = 0;
   unsigned long long stagingBytes = 0, intermediateBytes = 0;
@@ -90,7 +109,47 @@ struct Workspace {
   /// This kernel's error record in host-mapped memory.
   volatile unsigned long long *error = nullptr;
   CUdeviceptr errorDevice = 0;
+  /// A program's receive buffers, every rank's as this rank maps them (its
+  /// second kernel parameter, by value). A program's own receive buffer is
+  /// `staging` (exchanged like one) and its per-CTA call counters `state`.
+  std::vector<CUdeviceptr> rxPeers;
 };
+
+/// What `COLLC_FORCE_VARIANT` asks for (docs/runtime.md): every kernel
+/// (unset), the v1 kernels only ("v1"), or one program ("variant:encoding").
+struct ForceVariant {
+  enum Kind { None, V1, Program } kind = None;
+  std::string variant;
+  int encoding = 0;
+};
+
+/// Parses a COLLC_FORCE_VARIANT value (NULL or "" is None); a malformed one
+/// fails with a message that names the accepted forms.
+COLLC_API collcResult_t parseForceVariant(const char *text, ForceVariant &out);
+
+/// The kernels one (collective, element type) can run on a communicator,
+/// found at creation so that a call compares no strings and allocates
+/// nothing to pick one: the v1 kernel (if any) and the programs in manifest
+/// order (those COLLC_FORCE_VARIANT allows).
+struct Route {
+  Workspace *v1 = nullptr;
+  std::vector<Workspace *> programs;
+};
+
+/// The bytes that choose a call's program, from its size matrix (abi.h):
+/// the same on every rank, or the ranks could run different kernels and
+/// never meet. A rank's input bytes where every rank's are equal
+/// (fixed-size calls, the rows of a reduction), the largest rank's for a
+/// packed V input, whose sizes every rank knows; -1 (v1 only) for a V
+/// transposing copy, whose other rows a rank does not know.
+COLLC_API long long selectionBytes(const CollectiveInfo &c,
+                                   const long long *sizes, int n, int r,
+                                   int eb);
+
+/// The program of `route` whose band holds `inputBytes` (the first, in
+/// manifest order), or NULL: the call runs the v1 kernel.
+COLLC_API Workspace *pickProgram(const Route &route,
+                                 unsigned long long inputBytes);
 
 /// The ranks one process drives (collcCommInitAll): which rank queued work
 /// on which stream, so that two ranks on one stream (which can never
@@ -117,6 +176,8 @@ struct collcComm {
   /// Host-mapped error records, COLLC_ERROR_WORDS per kernel.
   unsigned long long *errorHost = nullptr;
   std::vector<collc::Workspace> workspaces; // kernels at nranks
+  /// routes[collective index * collcNumTypes + type] (collc::buildRoutes).
+  std::vector<collc::Route> routes;
   /// Launches so far: the next launch's token (abi.h, the claim word).
   unsigned long long launches = 0;
   /// The ranks of this process, when it drives several (collcCommInitAll).
@@ -134,6 +195,12 @@ int typeBytes(collcDataType_t type);
 
 /// Makes the communicator's context current on this thread.
 collcResult_t useContext(collcComm_t comm);
+
+/// Fills comm->routes from its workspaces, honouring `force` (see
+/// ForceVariant). Run once the workspaces are final.
+/// (Exported, with pickProgram and parseForceVariant, for the unit tests
+/// only: libcollc.map.)
+COLLC_API void buildRoutes(collcComm_t comm, const ForceVariant &force);
 
 } // namespace collc
 

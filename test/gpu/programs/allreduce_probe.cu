@@ -24,7 +24,7 @@
 //    threads, grain) and size, against an empty kernel of the same grid with
 //    PDL.
 //
-// Build and run on the GPU machine: scripts/gpu-programs-probe.sh.
+// Build and run on the GPU machine: scripts/gpu-programs.sh.
 // Output: one line per measurement, and JSON records (--json=FILE).
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +33,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +100,19 @@ __global__ void __launch_bounds__(512, 1)
   Program<__nv_bfloat16, 2, Encoding::ll16, kSlots, 16, true> g(p, rx, sizes);
   g.wait_previous();
   g.launch_dependents();
+}
+
+// The frame, taken apart: the call counter alone (wait, the one dependent
+// load, the store), then a put of 0 elements and its padding packet's wait.
+__global__ void __launch_bounds__(512, 1)
+    frame_counter(collcProgramParams p, Peers<2> rx, Sizes<2> sizes) {
+  Program<__nv_bfloat16, 2, Encoding::ll16, kSlots,
+          regionBytes<Encoding::ll16>(), true>
+      g(p, rx, sizes);
+  g.wait_previous();
+  const Epoch e = g.epoch();
+  g.launch_dependents();
+  g.finish(e);
 }
 
 namespace {
@@ -468,9 +482,15 @@ int main(int argc, char **argv) {
   for (const auto &g : grids) {
     Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
     resetState(empty, g[0]);
-    for (long long bytes : {0ll})
-      record("empty", "pdl", g[0], g[1], 1, bytes,
-             timeGraph(empty_program, g[0], g[1], 0));
+    record("empty", "pdl", g[0], g[1], 1, 0,
+           timeGraph(empty_program, g[0], g[1], 0));
+    resetState(empty, g[0]);
+    record("frame", "counter", g[0], g[1], 1, 0,
+           timeGraph(frame_counter, g[0], g[1], 0));
+  }
+  // The smallest grids, for the frame (count 0) and 1 KiB.
+  for (const auto &g : {std::array<int, 2>{1, 256}, {2, 256}, {1, 32}}) {
+    bench(configs[0], g[0], g[1], {0, 1024, 4096});
   }
   for (const Config &c : configs)
     for (const auto &g : grids) {

@@ -123,6 +123,7 @@ public:
       w.error = errors.data() + i * COLLC_ERROR_WORDS;
       comm.workspaces.push_back(w);
     }
+    collc::buildRoutes(&comm, collc::ForceVariant());
   }
   ~FakeComm() {
     if (module)

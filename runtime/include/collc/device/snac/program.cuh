@@ -352,13 +352,26 @@ public:
               static_cast<char *>(rx_.rx[d]) + off + 16ull * j) = v;
         }
       }
-      // The lanes' stores happen before the release of every lane below.
+      // The lanes' stores happen before lane 0's release (cumulativity).
+      // One system-scope fence per warp, whatever the destinations: every
+      // `.sys` release is a MEMBAR.SYS, and those serialize across the GPU
+      // (one per destination grew the call with the square of the ranks on
+      // one H200). So one destination: st.release.sys; several: one
+      // fence.acq_rel.sys, then relaxed stores (a release pattern; no
+      // release store stacked on the fence).
       __syncwarp();
-      COLLC_PRAGMA_UNROLL
-      for (int d = 0; d < N; ++d)
-        if ((dst == kAllRanks || dst == d) && lane == (d & 31))
-          dev::st_release_sys(readyWord(static_cast<char *>(rx_.rx[d]) + off),
-                              e.value);
+      if (lane == 0) {
+        if (dst != kAllRanks) {
+          dev::st_release_sys(
+              readyWord(static_cast<char *>(peer(dst)) + off), e.value);
+        } else {
+          dev::fence_acq_rel_sys();
+          COLLC_PRAGMA_UNROLL
+          for (int d = 0; d < N; ++d)
+            dev::st_relaxed_sys(
+                readyWord(static_cast<char *>(rx_.rx[d]) + off), e.value);
+        }
+      }
     }
   }
 
@@ -399,8 +412,11 @@ public:
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
           const long long j = j0 + g * threads_;
-          if (j < units && !sentinelWait(op, e, src, base + j, j, &v[g]))
+          if (j >= units)
+            continue;
+          if (!sentinelWait(op, e, src, base + j, j, &v[g]))
             return;
+          dev::sentinel::rearm(base + j); // this thread is its sole reader
         }
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
@@ -558,6 +574,15 @@ private:
     return static_cast<long long>(v);
   }
 
+  /// Rank q's receive buffer (q a run-time value).
+  COLLC_DEVICE_INLINE void *peer(int q) const {
+    u64 at = 0;
+    COLLC_PRAGMA_UNROLL
+    for (int d = 0; d < N; ++d)
+      at = detail::select_eq(d, q, reinterpret_cast<u64>(rx_.rx[d]), at);
+    return reinterpret_cast<void *>(at);
+  }
+
   /// This rank's region of (slot, source).
   COLLC_DEVICE_INLINE char *myRegion(int s, int source) const {
     u64 mine = 0;
@@ -626,13 +651,28 @@ private:
     }
   }
 
+  /// Whether a wait that has made `polls` + 1 polls has run past the timeout
+  /// (flags.cuh's rule: %globaltimer every kPollBatch polls, and at most
+  /// timeoutNs + kPollBatch polls). The timer is first read after one batch,
+  /// into `*start`.
+  COLLC_DEVICE_INLINE bool expired(unsigned long long polls, u64 *start) const {
+    if (polls % dev::kPollBatch != dev::kPollBatch - 1)
+      return false;
+    const u64 now = dev::globaltimer_ns();
+    if (*start == 0) {
+      *start = now;
+      return false;
+    }
+    return now - *start >= p_.timeoutNs || polls > p_.timeoutNs;
+  }
+
   /// LL16: polls packet `j` of `source` until it carries `seq`; false after
   /// recording a timeout, or a sequence mismatch when it carries a later
   /// call's number.
   COLLC_DEVICE_INLINE bool llWait(int op, Epoch e, uint32_t seq, int source,
                                   const dev::ll::Packet *at, long long j,
                                   u64 *payload) {
-    const u64 start = dev::globaltimer_ns();
+    u64 start = 0; // read after the first batch of polls: most waits end first
     for (unsigned long long polls = 0;; ++polls) {
       const dev::ll::Packet v = detail::ll_load(at);
       if (v.seq0 == seq && v.seq1 == seq) {
@@ -644,9 +684,7 @@ private:
         fail(COLLC_KERNEL_SEQUENCE, op, e, source, j * kLanes8);
         return false;
       }
-      if (polls % dev::kPollBatch == dev::kPollBatch - 1 &&
-          (dev::globaltimer_ns() - start >= p_.timeoutNs ||
-           polls > p_.timeoutNs)) {
+      if (expired(polls, &start)) {
         fail(COLLC_KERNEL_TIMEOUT, op, e, source, j * kLanes8);
         return false;
       }
@@ -665,22 +703,23 @@ private:
   }
 
   /// FLAG: every lane of the warp polls the ready word of its segment in
-  /// `region` with ld.acquire.sys until it holds this call's epoch.
+  /// `region` until it holds this call's epoch: relaxed loads while it does
+  /// not (an acquire per poll costs each spinning lane an L1 invalidation),
+  /// then one ld.acquire.sys of the word, which reads the epoch the
+  /// producer released and so orders this lane's reads of the data after it.
   COLLC_DEVICE_INLINE bool flagWait(int op, Epoch e, int source, char *region,
                                     long long lo) {
     const u64 *word = readyWord(region);
-    const u64 start = dev::globaltimer_ns();
+    u64 start = 0;
     for (unsigned long long polls = 0;; ++polls) {
-      const u64 v = dev::ld_acquire_sys(word);
-      if (v == e.value)
+      const u64 v = dev::ld_relaxed_sys(word);
+      if (v == e.value && dev::ld_acquire_sys(word) == e.value)
         return true;
       if (v > e.value) {
         fail(COLLC_KERNEL_SEQUENCE, op, e, source, lo * kLanes16);
         return false;
       }
-      if (polls % dev::kPollBatch == dev::kPollBatch - 1 &&
-          (dev::globaltimer_ns() - start >= p_.timeoutNs ||
-           polls > p_.timeoutNs)) {
+      if (expired(polls, &start)) {
         fail(COLLC_KERNEL_TIMEOUT, op, e, source, lo * kLanes16);
         return false;
       }

@@ -1,0 +1,350 @@
+//===- ProgramTest.cpp - SNAC v2 programs in the runtime --------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Without a GPU: a manifest with program kernels (docs/module-format.md) is
+// read and every receive-buffer fact is checked against abi.h's formulas;
+// calls are routed to the first program whose band holds their bytes, else
+// to the v1 kernel, as COLLC_FORCE_VARIANT allows; a program's timeout and
+// sequence mismatch read as messages that name the rank and the program.
+// Communicators are built by hand from runtime.h (as in LaunchLimitsTest).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string lastError() { return collcGetLastError(); }
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// A program kernel entry of all_reduce f32 at 2 ranks (16 x 512 threads),
+/// with its receive-buffer facts from abi.h unless `edit` changes them.
+struct ProgramEntry {
+  std::string name = "collc_all_reduce__one_shot_ll16_f32_n2";
+  std::string variant = "one_shot", encoding = "ll16";
+  unsigned long long lo = 0, hi = 65536;
+  int slots = 2, grid = 16, threads = 512, world = 2;
+  long long region = -1, rx = -1, fill = -1, counters = -1;
+  std::string text() const {
+    const int enc = encoding == "flag"       ? COLLC_ENCODING_FLAG
+                    : encoding == "sentinel" ? COLLC_ENCODING_SENTINEL
+                                             : COLLC_ENCODING_LL16;
+    const unsigned long long r =
+        region >= 0 ? region : collcRxRegionBytes(enc, hi, grid * threads / 32);
+    const unsigned long long x = rx >= 0 ? rx : collcRxBytes(slots, world, r);
+    const long long f = fill >= 0 ? fill : collcRxFillByte(enc);
+    const long long c = counters >= 0 ? counters : grid;
+    return R"({"name": ")" + name + R"(", "target": "sm_90",
+      "collective": "all_reduce", "element_type": "f32", "element_bytes": 4,
+      "world_size": )" + std::to_string(world) + R"(, "grid": )" +
+           std::to_string(grid) + R"(, "threads": )" + std::to_string(threads) +
+           R"(, "pdl": true, "resources": {},
+      "program": {"variant": ")" + variant + R"(", "encoding": ")" + encoding +
+           R"(", "band": [)" + std::to_string(lo) + ", " + std::to_string(hi) +
+           R"(], "slots": )" + std::to_string(slots) + R"(, "region_bytes": )" +
+           std::to_string(r) + R"(, "rx_bytes": )" + std::to_string(x) +
+           R"(, "rx_fill": )" + std::to_string(f) + R"(, "counter_words": )" +
+           std::to_string(c) + R"(, "input_packed": true}})";
+  }
+};
+
+const char *kV1Kernel = R"({"name": "collc_all_reduce_f32_n2", "target": "sm_90",
+    "collective": "all_reduce", "element_type": "f32", "element_bytes": 4,
+    "world_size": 2, "grid": 16, "threads": 512, "pdl": true,
+    "workspace": {"chunk_bytes": 65536, "slots": 4, "ready_events": 2,
+      "free_events": 2, "staging_bytes": 524288, "intermediate_bytes": 524288,
+      "event_words": 65, "state_words": 19}})";
+
+std::string manifest(const std::vector<std::string> &kernels,
+                     const char *programAbi = "1") {
+  std::string list;
+  for (const std::string &k : kernels)
+    list += (list.empty() ? "" : ",\n") + k;
+  return std::string(R"({"format": "collc-module", "format_version": 1,
+  "kernel_abi_version": )") +
+         std::to_string(COLLC_KERNEL_ABI_VERSION) +
+         (programAbi ? std::string(R"(, "program_abi_version": )") + programAbi
+                     : std::string()) +
+         R"(,
+  "spec": {"file": "t.coll", "sha256": "00"},
+  "collectives": [{"name": "all_reduce", "transforms": [
+    {"consume": "reduce", "input": "scattered", "output": "packed", "root": "none", "reduction": "sum"},
+    {"consume": "copy", "input": "packed", "output": "scattered", "root": "none"}],
+    "schedule": {"roles": [{"name": "stage"}], "ready_events": ["staged"],
+                 "free_events": ["free"]}}],
+  "kernels": [)" + list + R"(],
+  "images": []})";
+}
+
+collcResult_t load(const std::string &text, collcModule_t *m) {
+  *m = nullptr;
+  return collcModuleLoadData(m, text.data(), text.size());
+}
+
+/// Loads `kernels`, expects a refusal whose message holds every `parts`.
+void expectRefused(const std::vector<std::string> &kernels,
+                   const std::vector<std::string> &parts,
+                   const char *programAbi = "1") {
+  collcModule_t m = nullptr;
+  EXPECT_EQ(load(manifest(kernels, programAbi), &m), collcInvalidArgument);
+  EXPECT_EQ(m, nullptr);
+  const std::string error = lastError();
+  for (const std::string &p : parts)
+    EXPECT_TRUE(contains(error, p)) << "missing '" << p << "' in: " << error;
+}
+
+TEST(ProgramManifestTest, ProgramsLoadBesideTheV1Kernel) {
+  ProgramEntry ll, sentinel, flag;
+  sentinel.name = "collc_all_reduce__one_shot_sentinel_f32_n2";
+  sentinel.encoding = "sentinel";
+  sentinel.lo = 65537;
+  sentinel.hi = 262144;
+  flag.name = "collc_all_reduce__one_shot_flag_f32_n2";
+  flag.encoding = "flag";
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, ll.text(), sentinel.text(), flag.text()}),
+                 &m),
+            collcSuccess)
+      << lastError();
+  ASSERT_EQ(m->kernels.size(), 4u);
+  EXPECT_FALSE(m->kernels[0].isProgram);
+  const collc::KernelInfo &s = m->kernels[2];
+  ASSERT_TRUE(s.isProgram);
+  EXPECT_EQ(s.program.variant, "one_shot");
+  EXPECT_EQ(s.program.encoding, COLLC_ENCODING_SENTINEL);
+  EXPECT_EQ(s.program.bandLo, 65537u);
+  EXPECT_EQ(s.program.bandHi, 262144u);
+  EXPECT_EQ(s.program.rxFill, 0xFF);
+  EXPECT_EQ(s.program.counterWords, 16);
+  EXPECT_TRUE(s.program.inputPacked);
+  EXPECT_EQ(m->kernels[3].program.regionBytes,
+            collcRxRegionBytes(COLLC_ENCODING_FLAG, 65536, 256));
+  collcModuleDestroy(m);
+}
+
+TEST(ProgramManifestTest, ReceiveBufferFactsMustBeTheABIs) {
+  ProgramEntry e;
+  e.encoding = "ll17";
+  expectRefused({e.text()}, {"kernels[0].program", "unknown encoding 'll17'"});
+  e = ProgramEntry();
+  e.lo = 10;
+  e.hi = 5;
+  expectRefused({e.text()}, {"'band' must be [lo, hi]"});
+  e = ProgramEntry();
+  e.slots = 1;
+  expectRefused({e.text()}, {"slots is 1", "at least 2"});
+  e = ProgramEntry();
+  e.region = 65536; // LL16 needs twice the band's top
+  expectRefused({e.text()}, {"region_bytes is 65536", "needs 131072"});
+  e = ProgramEntry();
+  e.rx = 12345;
+  expectRefused({e.text()}, {"rx_bytes is 12345", "expected 524288"});
+  e = ProgramEntry();
+  e.encoding = "sentinel";
+  e.fill = 0;
+  expectRefused({e.text()}, {"rx_fill is 0", "expected 255 for sentinel"});
+  e = ProgramEntry();
+  e.counters = 8;
+  expectRefused({e.text()}, {"counter_words is 8", "expected the grid (16)"});
+}
+
+TEST(ProgramManifestTest, TheProgramABIVersionIsChecked) {
+  ProgramEntry e;
+  expectRefused({e.text()}, {"no 'program_abi_version'"}, nullptr);
+  expectRefused({e.text()}, {"program ABI version is 7", "speaks 1"}, "7");
+  // A module without programs need not name the program ABI.
+  collcModule_t m = nullptr;
+  EXPECT_EQ(load(manifest({kV1Kernel}, nullptr), &m), collcSuccess)
+      << lastError();
+  collcModuleDestroy(m);
+}
+
+/// A two-rank communicator around a module with the v1 kernel and three
+/// programs: ll16 [0, 64 KiB], sentinel [64 KiB + 1, 256 KiB], flag
+/// [0, 1 MiB] (reached only by forcing it).
+class Routing : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ProgramEntry ll, sentinel, flag;
+    sentinel.name = "collc_all_reduce__one_shot_sentinel_f32_n2";
+    sentinel.encoding = "sentinel";
+    sentinel.lo = 65537;
+    sentinel.hi = 262144;
+    flag.name = "collc_all_reduce__one_shot_flag_f32_n2";
+    flag.encoding = "flag";
+    flag.hi = 1 << 20;
+    ASSERT_EQ(load(manifest({kV1Kernel, ll.text(), sentinel.text(),
+                             flag.text()}),
+                   &module),
+              collcSuccess)
+        << lastError();
+    errors.assign(module->kernels.size() * COLLC_ERROR_WORDS, 0);
+    comm.module = module;
+    comm.nranks = 2;
+    comm.timeoutNs = 2000000000ull;
+    comm.errorHost = errors.data();
+    for (size_t i = 0; i < module->kernels.size(); ++i) {
+      collc::Workspace w;
+      w.kernel = &module->kernels[i];
+      w.error = errors.data() + i * COLLC_ERROR_WORDS;
+      comm.workspaces.push_back(w);
+    }
+  }
+  void TearDown() override {
+    if (module)
+      collcModuleDestroy(module);
+  }
+
+  /// The kernel a call of `bytes` runs under `force` ("" = unset).
+  std::string route(const char *force, unsigned long long bytes) {
+    collc::ForceVariant f;
+    EXPECT_EQ(collc::parseForceVariant(force, f), collcSuccess) << lastError();
+    collc::buildRoutes(&comm, f);
+    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
+    collc::Workspace *w = collc::pickProgram(r, bytes);
+    if (!w)
+      return r.v1 ? r.v1->kernel->name : "none";
+    return w->kernel->name;
+  }
+
+  collcModule_t module = nullptr;
+  collcComm comm;
+  std::vector<unsigned long long> errors;
+};
+
+TEST_F(Routing, TheFirstProgramWhoseBandHoldsTheCallElseV1) {
+  const std::string ll = "collc_all_reduce__one_shot_ll16_f32_n2";
+  const std::string sentinel = "collc_all_reduce__one_shot_sentinel_f32_n2";
+  const std::string flag = "collc_all_reduce__one_shot_flag_f32_n2";
+  const std::string v1 = "collc_all_reduce_f32_n2";
+  EXPECT_EQ(route("", 0), ll); // bands are inclusive
+  EXPECT_EQ(route("", 4096), ll);
+  EXPECT_EQ(route("", 65536), ll);
+  EXPECT_EQ(route("", 65537), sentinel); // first in manifest order wins
+  EXPECT_EQ(route("", 262144), sentinel);
+  EXPECT_EQ(route("", 262145), flag);
+  EXPECT_EQ(route("", (1 << 20) + 1), v1);
+  // Other types have no program: v1, and no routes cross types.
+  collc::buildRoutes(&comm, collc::ForceVariant());
+  EXPECT_EQ(comm.routes[collcBfloat16].v1, nullptr);
+  EXPECT_TRUE(comm.routes[collcBfloat16].programs.empty());
+}
+
+TEST_F(Routing, ForcingPicksOneProgramOrNone) {
+  const std::string sentinel = "collc_all_reduce__one_shot_sentinel_f32_n2";
+  const std::string v1 = "collc_all_reduce_f32_n2";
+  EXPECT_EQ(route("v1", 0), v1);
+  EXPECT_EQ(route("v1", 65536), v1);
+  EXPECT_EQ(route("one_shot:sentinel", 100000), sentinel);
+  // Outside the forced program's band: the v1 kernel.
+  EXPECT_EQ(route("one_shot:sentinel", 1024), v1);
+  EXPECT_EQ(route("one_shot:flag", 1024),
+            "collc_all_reduce__one_shot_flag_f32_n2");
+  // A variant the module does not have: nothing but v1.
+  EXPECT_EQ(route("two_shot:ll16", 1024), v1);
+}
+
+TEST(SelectionTest, TheBytesThatPickAProgramAreTheSameOnEveryRank) {
+  auto coll = [](bool reduce, collc::Layout in, collc::Layout out,
+                 bool variable) {
+    collc::CollectiveInfo c;
+    collc::TransformInfo t;
+    t.reduce = reduce;
+    t.in = in;
+    t.out = out;
+    t.variable = variable;
+    c.parts.push_back(t);
+    return c;
+  };
+  using L = collc::Layout;
+  // AllGatherV (packed input, 3 ranks): the largest rank's input, on
+  // every rank.
+  const collc::CollectiveInfo agv = coll(false, L::Packed, L::Scattered, true);
+  const long long packed[] = {10, 700, 30};
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(collc::selectionBytes(agv, packed, 3, r, 2), 1400) << r;
+  // A fixed-size all-gather: this rank's input (every rank's is equal).
+  const collc::CollectiveInfo ag = coll(false, L::Packed, L::Scattered, false);
+  const long long same[] = {64, 64, 64};
+  EXPECT_EQ(collc::selectionBytes(ag, same, 3, 1, 4), 256);
+  // ReduceScatterV: every row is the counts, so every rank's row sum.
+  const collc::CollectiveInfo rsv =
+      coll(true, L::Scattered, L::Packed, true);
+  const long long rows[] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(collc::selectionBytes(rsv, rows, 3, r, 2), 12) << r;
+  // AllToAllV: a rank does not know the other rows: v1 only.
+  const collc::CollectiveInfo a2av =
+      coll(false, L::Scattered, L::Transposed, true);
+  const long long matrix[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(collc::selectionBytes(a2av, matrix, 3, 0, 2), -1);
+}
+
+TEST(ForceVariantTest, MalformedValuesAreRefused) {
+  collc::ForceVariant f;
+  EXPECT_EQ(collc::parseForceVariant(nullptr, f), collcSuccess);
+  EXPECT_EQ(f.kind, collc::ForceVariant::None);
+  EXPECT_EQ(collc::parseForceVariant("", f), collcSuccess);
+  EXPECT_EQ(f.kind, collc::ForceVariant::None);
+  EXPECT_EQ(collc::parseForceVariant("one_shot:ll16", f), collcSuccess);
+  EXPECT_EQ(f.kind, collc::ForceVariant::Program);
+  EXPECT_EQ(f.variant, "one_shot");
+  EXPECT_EQ(f.encoding, COLLC_ENCODING_LL16);
+  for (const char *bad : {"v2", "one_shot", "one_shot:ll", ":ll16",
+                          "one_shot:"}) {
+    EXPECT_EQ(collc::parseForceVariant(bad, f), collcInvalidArgument) << bad;
+    const std::string error = lastError();
+    EXPECT_TRUE(contains(error, std::string("COLLC_FORCE_VARIANT is '") +
+                                    bad + "'"))
+        << error;
+    EXPECT_TRUE(contains(error, "'v1' or '<variant>:<encoding>'")) << error;
+  }
+}
+
+TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
+  collc::buildRoutes(&comm, collc::ForceVariant());
+  // The ll16 program (kernel 1) timed out at call 9 waiting for rank 1.
+  unsigned long long *e = errors.data() + 1 * COLLC_ERROR_WORDS;
+  const unsigned long long timeout[8] = {COLLC_KERNEL_TIMEOUT, 9, 0, 1,
+                                         ~0ull, 1, 1, 4096};
+  std::copy(timeout, timeout + 8, e + COLLC_ERROR_REMOTE);
+  collcResult_t async = collcSuccess;
+  EXPECT_EQ(collcCommGetAsyncError(&comm, &async), collcSuccess);
+  EXPECT_EQ(async, collcTimeout);
+  std::string error = lastError();
+  for (const char *part :
+       {"collective 'all_reduce' (f32, program one_shot:ll16, call 9)",
+        "rank 0 timed out after 2000 ms in op 1 waiting for rank 1's data",
+        "slot 1, element 4096", "collcCommAbort"})
+    EXPECT_TRUE(contains(error, part)) << part << " in: " << error;
+
+  const unsigned long long sequence[8] = {COLLC_KERNEL_SEQUENCE, 9, 0, 1,
+                                          ~0ull, 1, 1, 0};
+  std::copy(sequence, sequence + 8, e + COLLC_ERROR_REMOTE);
+  EXPECT_EQ(collcCommGetAsyncError(&comm, &async), collcSuccess);
+  EXPECT_EQ(async, collcTimeout);
+  error = lastError();
+  for (const char *part :
+       {"program one_shot:ll16, call 9", "received data of a later call from "
+        "rank 1", "did not issue the same sequence of calls"})
+    EXPECT_TRUE(contains(error, part)) << part << " in: " << error;
+
+  // A failed program stops every later call of the communicator.
+  EXPECT_EQ(collcAllReduce(nullptr, nullptr, 16, collcFloat32, collcSum, &comm,
+                           nullptr),
+            collcInvalidUsage);
+  EXPECT_TRUE(contains(lastError(), "failed earlier")) << lastError();
+}
+
+} // namespace
