@@ -274,6 +274,15 @@ static std::string checkProgram(const json &k, const std::string &kernel) {
   if (region <= 0 || region % 16)
     return where + ": region_bytes is " + std::to_string(region) +
            ", expected a positive multiple of 16";
+  // The band's top must fit a region, with the flag words of every warp.
+  const long long hi = band[1].get<long long>();
+  const int warps = (int)(k["grid"].get<long long>() *
+                          k["threads"].get<long long>() / 32);
+  const unsigned long long need = collcRxRegionBytes(enc, hi, warps);
+  if ((unsigned long long)region < need)
+    return where + ": region_bytes is " + std::to_string(region) +
+           ", but the band's top (" + std::to_string(hi) + " bytes) needs " +
+           std::to_string(need);
   const unsigned long long rx =
       collcRxBytes((int)slots, k["world_size"].get<int>(), region);
   if (p["rx_bytes"].get<long long>() != (long long)rx)
