@@ -2,7 +2,8 @@
 // collc/device/snac/program.cuh for every target, and ptxas assembles the
 // PTX: every encoding, copies and a reduction, fp8 and bf16. PDL only from
 // sm_90 on (program.cuh makes wait_previous and launch_dependents nothing
-// on sm_80); the LL16 path is one 16-byte store per packet.
+// on sm_80); the LL16 path is one 16-byte store per packet, the flag path
+// a system-scope ready word.
 // RUN: collc-translate --snac-to-ptx --cuda-target=sm_80 %s -o %t.sm80.ptx
 // RUN: FileCheck %s --implicit-check-not=griddepcontrol < %t.sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
@@ -19,7 +20,7 @@
 // SM90:          griddepcontrol.launch_dependents
 // CHECK-LABEL: .entry collc_all_to_all__one_shot_sentinel_f8e4m3_n4(
 // CHECK-LABEL: .entry collc_all_gather__one_shot_flag_f32_n2(
-// CHECK:         st.release.sys
+// CHECK:         st.{{(release|relaxed)}}.sys.u64
 coll.collective @all_reduce types [bf16] ranks [2] {
   coll.transform reduce<sum> packed -> packed
 }
