@@ -3,7 +3,7 @@
 #include "FrontEndFuzz.h"
 
 #include "collc/Dialect/Coll/IR/CollDialect.h"
-#include "collc/Dialect/Coll/Transforms/Passes.h"
+#include "collc/Conversion/CollToSnac/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Passes.h"
@@ -121,7 +121,7 @@ Result checkSpec(StringRef text, const Options &options) {
     return found(FindingKind::Accepted, log.text);
 
   PassManager derive(&context);
-  derive.addPass(coll::createCollDeriveSchedule());
+  derive.addPass(createCollDeriveSchedule());
   if (!options.injectFault.empty())
     derive.addPass(snac::createSnacTestInjectFault({options.injectFault}));
   if (failed(derive.run(*module)))

@@ -71,8 +71,12 @@ TEST(LayoutAlgebra, PolicyEntries) {
   EXPECT_TRUE(checkPolicyEntry("ctsa", i64(1)));
   EXPECT_FALSE(
       checkPolicyEntry("protocol", mlir::StringAttr::get(&ctx, "flag")));
-  EXPECT_TRUE(
+  EXPECT_FALSE(
+      checkPolicyEntry("protocol", mlir::StringAttr::get(&ctx, "ll16")));
+  EXPECT_FALSE(
       checkPolicyEntry("protocol", mlir::StringAttr::get(&ctx, "ll")));
+  EXPECT_FALSE(checkPolicyEntry("one_hop_max_bytes", i64(0)));
+  EXPECT_TRUE(checkPolicyEntry("one_hop_max_bytes", i64(-1)));
   EXPECT_TRUE(
       checkPolicyEntry("protocol", mlir::StringAttr::get(&ctx, "smoke")));
   EXPECT_TRUE(checkPolicyEntry("protocol", i64(1)));

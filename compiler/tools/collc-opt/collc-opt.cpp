@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "collc/Conversion/CollToSnac/Passes.h"
 #include "collc/Dialect/Coll/IR/CollDialect.h"
-#include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Passes.h"
@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<collc::coll::CollDialect, collc::snac::SnacDialect,
                   mlir::arith::ArithDialect, mlir::scf::SCFDialect>();
-  collc::coll::registerCollPasses();
+  collc::registerCollToSnacPasses();
   collc::snac::registerSnacPasses();
   collc::interp::registerInterpreterPasses();
   return mlir::asMainReturnCode(

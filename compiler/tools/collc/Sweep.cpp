@@ -15,7 +15,7 @@
 #include "Sweep.h"
 
 #include "collc/Dialect/Coll/IR/CollOps.h"
-#include "collc/Dialect/Coll/Transforms/Passes.h"
+#include "collc/Conversion/CollToSnac/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 #include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Interpreter.h"
@@ -140,7 +140,7 @@ int collc::runSweep(MLIRContext &context, const SweepOptions &options,
     OwningOpRef<ModuleOp> module =
         parse(context, sourceMgr, specText(expr), name, false);
     PassManager pm(&context);
-    pm.addPass(coll::createCollDeriveSchedule());
+    pm.addPass(createCollDeriveSchedule());
     if (!options.fault.empty()) {
       snac::SnacTestInjectFaultOptions fault;
       fault.fault = options.fault;

@@ -9,7 +9,7 @@
 
 #include "collc/Dialect/Coll/IR/CollDialect.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
-#include "collc/Dialect/Coll/Transforms/Passes.h"
+#include "collc/Conversion/CollToSnac/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
 #include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Passes.h"
@@ -406,7 +406,15 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
-    pm.addPass(coll::createCollDeriveSchedule());
+    pm.addPass(createCollDeriveSchedule());
+    // SNAC v2 programs beside the schedules: derived, then their work
+    // assigned for the module's targets, then the dependent launch placed.
+    pm.addPass(createCollDerivePrograms());
+    snac::SnacAssignWorkOptions work;
+    for (StringRef target : coll::CollDialect::getTargets(*module))
+      work.targets.push_back(target.str());
+    pm.addPass(snac::createSnacAssignWork(work));
+    pm.addPass(snac::createSnacPlaceDependentLaunch());
     if (!testInjectFault.empty()) {
       snac::SnacTestInjectFaultOptions fault;
       fault.fault = testInjectFault;

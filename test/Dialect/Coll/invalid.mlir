@@ -183,7 +183,7 @@ module attributes {coll.targets = "sm_90"} {
 
 // -----
 
-// expected-error@+1 {{module policy: policy 'protocol' expects one of auto, flag}}
+// expected-error@+1 {{module policy: policy 'protocol' expects one of auto, flag, ll16, sentinel, ll}}
 module attributes {coll.policy = {protocol = "smoke_signals"}} {
 }
 

@@ -16,14 +16,7 @@ coll.collective @a types [f32] ranks [2] policy {ll_max_bytes = 65536 : i64} {
 
 // -----
 
-// expected-error@+1 {{policy key 'one_hop_max_bytes' is not implemented yet}}
-coll.collective @a types [f32] ranks [2] policy {one_hop_max_bytes = 65536 : i64} {
-  coll.transform copy packed -> scattered
-}
-
-// -----
-
-// expected-error@+1 {{policy key 'path' is not implemented yet: collc derives one path; remove the key}}
+// expected-error@+1 {{policy key 'path' is not implemented yet: the path follows from the call's size: one-shot programs up to 'one_hop_max_bytes', the schedule above; remove the key}}
 coll.collective @a types [f32] ranks [2] policy {path = "two_hop"} {
   coll.transform copy packed -> scattered
 }
@@ -32,20 +25,6 @@ coll.collective @a types [f32] ranks [2] policy {path = "two_hop"} {
 
 // expected-error@+1 {{policy key 'direction' is not implemented yet}}
 coll.collective @a types [f32] ranks [2] policy {direction = "pull"} {
-  coll.transform copy packed -> scattered
-}
-
-// -----
-
-// expected-error@+1 {{policy 'protocol = ll' is not implemented yet}}
-coll.collective @a types [f32] ranks [2] policy {protocol = "ll"} {
-  coll.transform copy packed -> scattered
-}
-
-// -----
-
-// expected-error@+1 {{policy 'protocol = sentinel' is not implemented yet}}
-coll.collective @a types [f32] ranks [2] policy {protocol = "sentinel"} {
   coll.transform copy packed -> scattered
 }
 
@@ -71,15 +50,15 @@ module attributes {coll.policy = {path = "one_hop"}} {
 
 // -----
 
-// expected-error@+1 {{module policy: policy 'protocol = ll' is not implemented yet}}
-module attributes {coll.policy = {protocol = "ll"}} {
+// expected-error@+1 {{module policy: policy 'one_hop_max_bytes' must be in [0, 1073741824], got -1}}
+module attributes {coll.policy = {one_hop_max_bytes = -1 : i64}} {
 }
 
 // -----
 
-// `flag` and `auto` are the one encoding the backend lowers: accepted.
-module attributes {coll.policy = {protocol = "auto"}} {
-coll.collective @a types [f32] ranks [2] policy {protocol = "flag", staging_slots = 1 : i64} {
+// Every encoding is accepted (`ll` is the alias of `ll16`).
+module attributes {coll.policy = {protocol = "ll"}} {
+coll.collective @a types [f32] ranks [2] policy {protocol = "sentinel", staging_slots = 1 : i64} {
   coll.transform copy packed -> scattered
 }
 }

@@ -144,7 +144,7 @@ StringRef supportedTargetsText() {
 }
 
 namespace {
-enum class PolicyKind { PositiveInt, PowerOfTwo, Choice, NotImplemented };
+enum class PolicyKind { Integer, PowerOfTwo, Choice, NotImplemented };
 struct PolicyKey {
   const char *name;
   PolicyKind kind;
@@ -152,45 +152,39 @@ struct PolicyKey {
   const char *const *choices;   // For choices: null-terminated list.
   const char *doc;              // NotImplemented: why it is refused.
 };
-/// A value of a choice key that the language names but nothing implements.
-struct RefusedChoice {
-  const char *key, *value, *reason;
-};
 } // namespace
 
 // Only what changes the generated code is accepted: a key that did nothing
 // would let a user tune a knob that is not connected. Keys the performance
 // work will bring back are refused with the reason until each has an effect.
-// `flag` is the only readiness encoding the backend lowers, so `auto` and
-// `flag` both mean it (an honest no-op: there is nothing else to pick).
-static const char *const kProtocolChoices[] = {"auto", "flag", nullptr};
+// `protocol` is the readiness encoding of the programs (SNAC v2; the
+// schedules keep flag readiness): `auto` lets the derivation pick per band.
+// `ll` is the older spelling of `ll16`.
+static const char *const kProtocolChoices[] = {"auto", "flag", "ll16",
+                                               "sentinel", "ll", nullptr};
 
 static const PolicyKey kPolicyKeys[] = {
-    {"ctas", PolicyKind::PositiveInt, 1, 1024, nullptr,
+    {"ctas", PolicyKind::Integer, 1, 1024, nullptr,
      "CTA budget per kernel"},
     {"chunk_bytes", PolicyKind::PowerOfTwo, 1, int64_t(1) << 30, nullptr,
      "bytes per SNAC chunk"},
-    {"staging_slots", PolicyKind::PositiveInt, 1, 1 << 20, nullptr,
+    {"staging_slots", PolicyKind::Integer, 1, 1 << 20, nullptr,
      "chunk slots per staging partition"},
     {"protocol", PolicyKind::Choice, 0, 0, kProtocolChoices,
-     "readiness encoding"},
+     "readiness encoding of the programs"},
+    // The `hi` of the one-shot programs' band (0: no program).
+    {"one_hop_max_bytes", PolicyKind::Integer, 0, int64_t(1) << 30, nullptr,
+     "largest input, in bytes, of a one-shot program"},
     {"pipeline_stages", PolicyKind::NotImplemented, 0, 0, nullptr,
      "the device code picks its pipeline depth from shared memory"},
     {"ll_max_bytes", PolicyKind::NotImplemented, 0, 0, nullptr,
-     "collc has no LL protocol yet"},
-    {"one_hop_max_bytes", PolicyKind::NotImplemented, 0, 0, nullptr,
-     "collc derives one path"},
+     "the encoding is chosen per program by 'protocol', the program's band "
+     "by 'one_hop_max_bytes'"},
     {"path", PolicyKind::NotImplemented, 0, 0, nullptr,
-     "collc derives one path"},
+     "the path follows from the call's size: one-shot programs up to "
+     "'one_hop_max_bytes', the schedule above"},
     {"direction", PolicyKind::NotImplemented, 0, 0, nullptr,
      "collc derives one direction of data movement"},
-};
-
-static const RefusedChoice kRefusedChoices[] = {
-    {"protocol", "ll",
-     "the CUDA backend lowers flag readiness only; use flag or auto"},
-    {"protocol", "sentinel",
-     "the CUDA backend lowers flag readiness only; use flag or auto"},
 };
 
 static const PolicyKey *findPolicyKey(StringRef key) {
@@ -248,11 +242,6 @@ std::optional<std::string> checkPolicyEntry(StringRef key, Attribute value,
       for (const char *const *c = k.choices; *c; ++c)
         if (str.getValue() == *c)
           return std::nullopt;
-      for (const RefusedChoice &r : kRefusedChoices)
-        if (key == r.key && str.getValue() == r.value)
-          return ("policy '" + key + " = " + str.getValue() +
-                  "' is not implemented yet: " + r.reason)
-              .str();
     }
     return ("policy '" + key + "' expects one of " + choicesText(k.choices))
         .str();

@@ -9,6 +9,7 @@
 #include "collc/Dialect/Coll/IR/CollOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
@@ -171,6 +172,17 @@ Layout CollectiveOp::getInputLayout() {
 
 Layout CollectiveOp::getOutputLayout() {
   return getTransforms().back().getOutput();
+}
+
+Attribute CollectiveOp::lookupPolicy(StringRef key) {
+  if (DictionaryAttr policy = getPolicyAttr())
+    if (Attribute value = policy.get(key))
+      return value;
+  if (auto module = (*this)->getParentOfType<ModuleOp>())
+    if (auto policy =
+            module->getAttrOfType<DictionaryAttr>(CollDialect::kPolicyAttrName))
+      return policy.get(key);
+  return {};
 }
 
 Root CollectiveOp::getRootRole() {

@@ -200,6 +200,11 @@ ProgramBufferOp ProgramOp::getBufferOfKind(BufferKind kind) {
   return {};
 }
 
+bool ProgramOp::isInputPacked() {
+  ProgramBufferOp input = getBufferOfKind(BufferKind::input);
+  return input && input.isPacked();
+}
+
 void ProgramOp::getAsmBlockArgumentNames(Region &region,
                                          OpAsmSetValueNameFn setName) {
   if (region.empty() || region.front().getNumArguments() != 2)

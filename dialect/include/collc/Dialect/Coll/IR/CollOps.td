@@ -49,6 +49,9 @@ def Coll_CollectiveOp : Coll_Op<"collective", [
     Layout getOutputLayout();
     /// The rooted role of the collective (none unless a part is rooted).
     Root getRootRole();
+    /// The policy value of `key`: the collective's, else the file's (the
+    /// module's `coll.policy`), else null.
+    ::mlir::Attribute lookupPolicy(::llvm::StringRef key);
   }];
 }
 

@@ -353,6 +353,9 @@ def Snac_ProgramOp : Snac_Op<"program", [
     ::mlir::Value getRank() { return getBody().getArgument(0); }
     ::mlir::Value getWorldSize() { return getBody().getArgument(1); }
     Encoding getEncoding() { return getPolicy().getEncoding(); }
+    /// True when the input has one partition: the size matrix then has one
+    /// column (the size vector is read as collcSizeAt's `packed`).
+    bool isInputPacked();
     /// The buffer of this program named `name`, or null.
     ProgramBufferOp lookupBuffer(::mlir::FlatSymbolRefAttr name);
     /// The program's (only) buffer of kind `kind`, or null.
@@ -391,6 +394,18 @@ def Snac_ProgramBufferOp : Snac_Op<"program_buffer", [
     /// One partition (packed, packed_v) or one per rank.
     bool isPacked() {
       return getLayout() == Layout::packed || getLayout() == Layout::packed_v;
+    }
+    /// The entry (p, k) of the size matrix that sizes partition `part` of
+    /// this buffer at rank `rank` (collcSizeAt(v, n, packed, rank, p, k)):
+    /// (rank, part) for `row`, (part, rank) for `column`, with `zero` in
+    /// place of the partition index when the program's input is packed.
+    /// `T` is a number (the interpreter) or an expression (the emitter).
+    template <typename T>
+    std::pair<T, T> getSizeEntry(T rank, T part, T zero) {
+      bool packedInput = getParentOp().isInputPacked();
+      if (getSizes() == SizeSide::row)
+        return {rank, packedInput ? zero : part};
+      return {part, packedInput ? zero : rank};
     }
   }];
 }

@@ -29,4 +29,48 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def SnacAssignWork : Pass<"snac-assign-work", "::mlir::ModuleOp"> {
+  let summary = "Decide the grid and the grain of every snac.program";
+  let description = [{
+    Fills the work assignment of each program's policy that is still 0
+    (unassigned), from its encoding, its band and the targets:
+
+    - `grain`, payload bytes one thread moves per step: 8 for ll16 (one
+      16-byte packet carries 8 bytes), 16 for flag and sentinel (one
+      16-byte store);
+    - `threads`: the option (512, COLLC_KERNEL_THREADS);
+    - `ctas`: enough for one step of every thread to cover the band's hi,
+      ceil(hi / (threads * grain)), between 1 and `max-ctas`;
+    - `pdl` is cleared when no target has programmatic dependent launch
+      (before sm_90); kept otherwise (the emitter launches with PDL on the
+      targets that have it).
+
+    A value the spec set (the CTA budget) is kept. Every op of a program
+    splits its elements over all threads of the grid, so producer and
+    consumer agree on the segments from (count, ctas, threads) alone.
+  }];
+  let options = [
+    ListOption<"targets", "targets", "std::string",
+               "the GPU targets the programs are compiled for (sm_80, "
+               "sm_90a, ...); none: keep pdl">,
+    Option<"threads", "threads", "int64_t", /*default=*/"512",
+           "threads per CTA">,
+    Option<"maxCtas", "max-ctas", "int64_t", /*default=*/"32",
+           "most CTAs of a program">
+  ];
+}
+
+def SnacPlaceDependentLaunch
+    : Pass<"snac-place-dependent-launch", "::mlir::ModuleOp"> {
+  let summary = "Put snac.launch_dependents right after the last remote write";
+  let description = [{
+    In every program whose policy has `pdl`, places one
+    `snac.launch_dependents` right after the last `snac.put` (after the
+    loop that holds it): the next kernel's prologue (address and slot
+    arithmetic up to its `griddepcontrol.wait`) then overlaps this one's
+    waits and local copies, not its remote writes. A program without `pdl`
+    gets none; one placed before is moved.
+  }];
+}
+
 #endif // COLLC_DIALECT_SNAC_TRANSFORMS_PASSES_TD

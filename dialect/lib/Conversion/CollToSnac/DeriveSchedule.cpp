@@ -27,8 +27,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "collc/Conversion/CollToSnac/Passes.h"
+#include "Vocabulary.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
-#include "collc/Dialect/Coll/Transforms/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,10 +37,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
-namespace collc::coll {
+namespace collc {
 #define GEN_PASS_DEF_COLLDERIVESCHEDULE
-#include "collc/Dialect/Coll/Transforms/Passes.h.inc"
-} // namespace collc::coll
+#include "collc/Conversion/CollToSnac/Passes.h.inc"
+} // namespace collc
 
 using namespace mlir;
 using namespace collc;
@@ -54,42 +55,9 @@ constexpr int64_t kDefaultChunkBytes = 64 * 1024;
 constexpr int64_t kDefaultStagingSlots = 4;
 constexpr int64_t kDefaultCtas = 16;
 
-/// One policy value: the collective's, else the file's, else null.
-template <typename AttrT>
-static AttrT policyValue(CollectiveOp op, StringRef key) {
-  if (DictionaryAttr policy = op.getPolicyAttr())
-    if (auto v = policy.getAs<AttrT>(key))
-      return v;
-  auto module = op->getParentOfType<ModuleOp>();
-  if (auto policy =
-          module->getAttrOfType<DictionaryAttr>(CollDialect::kPolicyAttrName))
-    return policy.getAs<AttrT>(key);
-  return AttrT();
-}
-
 static int64_t policyInt(CollectiveOp op, StringRef key, int64_t fallback) {
-  auto v = policyValue<IntegerAttr>(op, key);
+  auto v = dyn_cast_or_null<IntegerAttr>(op.lookupPolicy(key));
   return v ? v.getInt() : fallback;
-}
-
-static StringRef policyString(CollectiveOp op, StringRef key,
-                              StringRef fallback) {
-  auto v = policyValue<StringAttr>(op, key);
-  return v ? v.getValue() : fallback;
-}
-
-static snac::Reduction toSnac(Reduction r) {
-  switch (r) {
-  case Reduction::sum:
-    return snac::Reduction::sum;
-  case Reduction::max:
-    return snac::Reduction::max;
-  case Reduction::min:
-    return snac::Reduction::min;
-  case Reduction::avg:
-    return snac::Reduction::avg;
-  }
-  llvm_unreachable("unknown reduction");
 }
 
 /// Builds the schedule of one collective.
@@ -153,7 +121,6 @@ private:
   SmallVector<TransformOp, 2> transforms;
   OpBuilder &b;
   MLIRContext *ctx;
-  snac::Encoding readyEncoding = snac::Encoding::flag;
   int64_t stageCtas = 1;
 };
 
@@ -326,11 +293,8 @@ void ScheduleBuilder::build() {
   int64_t chunkBytes = policyInt(collective, "chunk_bytes", kDefaultChunkBytes);
   int64_t slots = policyInt(collective, "staging_slots", kDefaultStagingSlots);
   int64_t budget = policyInt(collective, "ctas", kDefaultCtas);
-  StringRef protocol = policyString(collective, "protocol", "auto");
-  if (protocol == "ll")
-    readyEncoding = snac::Encoding::ll16;
-  else if (protocol == "sentinel")
-    readyEncoding = snac::Encoding::sentinel;
+  // `protocol` is the encoding of the programs (coll-derive-programs);
+  // schedules keep flag readiness, the one encoding their backend lowers.
 
   // The CTA budget, split evenly between the role groups (at least one each).
   int64_t roles = 1 + transforms.size();
@@ -351,12 +315,9 @@ void ScheduleBuilder::build() {
                            b.getI64IntegerAttr(part));
   };
   auto event = [&](StringRef name, snac::EventKind kind) {
-    snac::Encoding encoding = kind == snac::EventKind::ready
-                                  ? readyEncoding
-                                  : snac::Encoding::flag;
     snac::EventOp::create(b, loc, b.getStringAttr(name),
                           snac::EventKindAttr::get(ctx, kind),
-                          snac::EncodingAttr::get(ctx, encoding));
+                          snac::EncodingAttr::get(ctx, snac::Encoding::flag));
   };
   int64_t lastPart = transforms.size() - 1;
   buffer("input", snac::BufferKind::input, snac::GeometrySide::input_of, 0);
@@ -391,7 +352,7 @@ void ScheduleBuilder::build() {
 
 namespace {
 struct CollDeriveSchedulePass
-    : public coll::impl::CollDeriveScheduleBase<CollDeriveSchedulePass> {
+    : public collc::impl::CollDeriveScheduleBase<CollDeriveSchedulePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Schedules already derived are left alone (the pass is idempotent).

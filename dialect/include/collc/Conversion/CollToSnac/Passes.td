@@ -1,0 +1,82 @@
+//===- Passes.td - coll -> snac conversion passes ----------*- tablegen -*-===//
+
+#ifndef COLLC_CONVERSION_COLLTOSNAC_PASSES_TD
+#define COLLC_CONVERSION_COLLTOSNAC_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CollDeriveSchedule : Pass<"coll-derive-schedule", "::mlir::ModuleOp"> {
+  let summary = "Derive the SNAC schedule of every collective from its layouts";
+  let description = [{
+    For each `coll.collective`, adds a `snac.schedule` that stages, notifies,
+    awaits and consumes chunk by chunk (Purlin 3.2, listing 2, algorithm 1).
+    The rules are keyed on the input and output layouts, the consume op and
+    the root role only, never on the collective's name:
+
+    - a producer stages each input partition it owns, chunk by chunk; a
+      packed input is published to every consumer, partition k of a
+      scattered input to rank k;
+    - a consumer of a packed output reduces (or, with a root producer,
+      copies) the partition meant for it from every producer; a consumer of a
+      scattered or transposed output copies producer p's partition into its
+      partition p;
+    - the second transform of a composition consumes the first one's result
+      in place from a peer-accessible intermediate buffer, chunk by chunk, in
+      its own CTA group;
+    - every reused region (staging slots, the intermediate) is guarded by a
+      `free` event its consumers publish after reading it.
+
+    Policy (from `coll.policy` and the collective's `policy`): `chunk_bytes`,
+    `staging_slots`, `ctas`, `protocol`.
+  }];
+  let dependentDialects = [
+    "::collc::snac::SnacDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
+  let summary = "Derive the one-shot snac.program of every unrooted collective";
+  let description = [{
+    For each `coll.collective` that is one unrooted transform, or that the
+    layout algebra reduces to one, adds a `snac.program` of variant
+    `one_shot` (SNAC v2, beside the schedule of `coll-derive-schedule`):
+
+    - a packed input is pushed whole into every rank's receive buffer;
+      partition k of a scattered input into rank k's;
+    - a reduction reduces every source's region in rank order into its
+      packed output (`snac.reduce_take`); a copy takes source p's region
+      into output partition p (`snac.take`);
+    - `reduce(scattered -> packed) then copy(packed -> scattered)` (and its
+      `_v` form) is `reduce(packed -> packed)` over the whole input: the
+      scattered partitions are contiguous in rank order, and so are the
+      gathered ones, so it gets that transform's program.
+
+    Rooted transforms (scatter, gather, broadcast, reduce) and the other
+    compositions get no program: their reuse of a receive slot is not
+    proven by a symmetric exchange.
+
+    The rules are keyed on layouts, consume op and root only. Policy:
+    `protocol` (the encoding; `auto` picks by band), `one_hop_max_bytes`
+    (the band's `hi`; 0: no program) and `ctas` (the CTA budget) from the
+    spec, the options below otherwise.
+  }];
+  let options = [
+    Option<"slots", "slots", "int64_t", /*default=*/"2",
+           "receive-buffer slots of every program (at least 2)">,
+    Option<"oneHopMaxBytes", "one-hop-max-bytes", "int64_t",
+           /*default=*/"65536",
+           "default band hi: the largest input, in bytes, of a one-shot "
+           "program (0: none)">,
+    Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
+           "default encoding: flag | ll16 | sentinel | auto">,
+    Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",
+           "auto picks ll16 for a band whose hi is at most this, flag above">
+  ];
+  let dependentDialects = [
+    "::collc::snac::SnacDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+#endif // COLLC_CONVERSION_COLLTOSNAC_PASSES_TD

@@ -1,0 +1,231 @@
+//===- DerivePrograms.cpp - coll -> snac: one-shot programs ----*- C++ -*-===//
+//
+// Derives the one-shot push program (SNAC v2, the latency regime) of every
+// collective that is one unrooted transform, or that the layout algebra
+// reduces to one. Keyed on layouts, consume op and root; never on a name.
+//
+// Shape of a one-shot program (one kernel, every rank):
+//
+//   %e = snac.epoch                         this call's number
+//   put     packed input: the whole of it to every rank;
+//           scattered input: partition k to rank k
+//   take    copy: source p's region into output partition p, every p
+//   or reduce_take  reduce: every source's region, in rank order
+//
+// Every (source, consumer) pair exchanges one region per call, an empty
+// partition included (the padding unit), which is why two receive slots
+// suffice (docs/snac.md, "Programs").
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/Conversion/CollToSnac/Passes.h"
+#include "Vocabulary.h"
+#include "collc/Dialect/Coll/IR/CollOps.h"
+#include "collc/Dialect/Snac/IR/SnacOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace collc {
+#define GEN_PASS_DEF_COLLDERIVEPROGRAMS
+#include "collc/Conversion/CollToSnac/Passes.h.inc"
+} // namespace collc
+
+using namespace mlir;
+using namespace collc;
+using namespace collc::coll;
+
+namespace {
+
+/// The single transform a program implements.
+struct OneShot {
+  ConsumeOp consume;
+  std::optional<Reduction> reduction;
+  Layout input, output;
+};
+
+} // namespace
+
+/// The one unrooted transform `collective` is, by the layout algebra, or
+/// none. A rooted transform moves data one way only, so the symmetric
+/// exchange that proves slot reuse does not exist: no program.
+static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
+  SmallVector<TransformOp, 2> ts = collective.getTransforms();
+  for (TransformOp t : ts)
+    if (t.getRootRole() != Root::none)
+      return std::nullopt;
+  if (ts.size() == 1)
+    return OneShot{ts[0].getConsume(), ts[0].getReduction(), ts[0].getInput(),
+                   ts[0].getOutput()};
+  // reduce(scattered -> packed) then copy(packed -> scattered): partition k
+  // of every input is reduced onto rank k, then rank k's result lands in
+  // partition k of every output. Partitions are contiguous in rank order in
+  // both, so this is reduce(packed -> packed) over the whole input (the `_v`
+  // form too: a reduction's partitions have one size on every rank).
+  TransformOp f = ts[0], g = ts[1];
+  if (f.getConsume() == ConsumeOp::reduce &&
+      fixedLayout(f.getInput()) == Layout::scattered &&
+      fixedLayout(f.getOutput()) == Layout::packed &&
+      g.getConsume() == ConsumeOp::copy &&
+      fixedLayout(g.getInput()) == Layout::packed &&
+      fixedLayout(g.getOutput()) == Layout::scattered)
+    return OneShot{ConsumeOp::reduce, f.getReduction(), Layout::packed,
+                   Layout::packed};
+  return std::nullopt;
+}
+
+/// The encoding a `protocol` value names; `auto` picks by the band's hi:
+/// LL16 doubles the bytes on the wire and pays off only while latency
+/// dominates.
+static std::optional<snac::Encoding>
+encodingOf(StringRef protocol, int64_t bandHi, int64_t ll16MaxBytes) {
+  if (protocol == "auto")
+    return bandHi <= ll16MaxBytes ? snac::Encoding::ll16
+                                  : snac::Encoding::flag;
+  return llvm::StringSwitch<std::optional<snac::Encoding>>(protocol)
+      .Case("flag", snac::Encoding::flag)
+      .Cases("ll16", "ll", snac::Encoding::ll16)
+      .Case("sentinel", snac::Encoding::sentinel)
+      .Default(std::nullopt);
+}
+
+namespace {
+
+struct CollDeriveProgramsPass
+    : public collc::impl::CollDeriveProgramsBase<CollDeriveProgramsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (slots < 2) {
+      module.emitError() << "coll-derive-programs: slots must be at least 2, "
+                            "got "
+                         << slots.getValue();
+      return signalPassFailure();
+    }
+    if (!encodingOf(protocol, 0, 0)) {
+      module.emitError() << "coll-derive-programs: unknown protocol '"
+                         << protocol.getValue()
+                         << "'; expected flag, ll16, sentinel or auto";
+      return signalPassFailure();
+    }
+    // Programs already derived are left alone (the pass is idempotent).
+    llvm::DenseSet<StringAttr> done;
+    for (auto program : module.getOps<snac::ProgramOp>())
+      done.insert(program.getCollectiveAttr().getAttr());
+    for (auto collective : llvm::to_vector(module.getOps<CollectiveOp>()))
+      if (!done.contains(collective.getSymNameAttr()))
+        derive(collective);
+  }
+
+  void derive(CollectiveOp collective);
+};
+
+} // namespace
+
+void CollDeriveProgramsPass::derive(CollectiveOp collective) {
+  std::optional<OneShot> shot = oneShotOf(collective);
+  if (!shot)
+    return;
+  // The spec's policy (verified by the coll dialect), else the options.
+  int64_t hi = oneHopMaxBytes;
+  if (auto v = dyn_cast_or_null<IntegerAttr>(
+          collective.lookupPolicy("one_hop_max_bytes")))
+    hi = v.getInt();
+  if (hi <= 0)
+    return;
+  StringRef proto = protocol;
+  if (auto v = dyn_cast_or_null<StringAttr>(collective.lookupPolicy("protocol")))
+    proto = v.getValue();
+  // Left to snac-assign-work unless the spec sets the CTA budget.
+  int64_t ctas = 0;
+  if (auto v = dyn_cast_or_null<IntegerAttr>(collective.lookupPolicy("ctas")))
+    ctas = v.getInt();
+
+  MLIRContext *ctx = &getContext();
+  Location loc = collective.getLoc();
+  OpBuilder b(ctx);
+  // After the collective's schedule when there is one: collective, schedule,
+  // program, in the order the passes run.
+  Operation *after = collective;
+  if (auto schedule =
+          dyn_cast_or_null<snac::ScheduleOp>(collective->getNextNode());
+      schedule && schedule.getCollective() == collective.getSymName())
+    after = schedule;
+  b.setInsertionPointAfter(after);
+
+  auto policy = snac::PolicyAttr::get(
+      ctx, *encodingOf(proto, hi, ll16MaxBytes), slots, /*bandLo=*/0, hi, ctas,
+      /*threads=*/0, /*grain=*/0, /*pdl=*/true);
+  auto program = snac::ProgramOp::create(
+      b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
+      snac::VariantAttr::get(ctx, snac::Variant::one_shot), policy);
+  Block &body = program.getBody().emplaceBlock();
+  Value rank = body.addArgument(b.getIndexType(), loc);
+  Value n = body.addArgument(b.getIndexType(), loc);
+  (void)rank;
+  b.setInsertionPointToStart(&body);
+
+  bool packedIn = fixedLayout(shot->input) == Layout::packed;
+  bool packedOut = fixedLayout(shot->output) == Layout::packed;
+  bool variable = isVariable(shot->input) || isVariable(shot->output);
+  auto buffer = [&](StringRef name, snac::BufferKind kind, snac::Layout layout,
+                    snac::SizeSide sizes) {
+    snac::ProgramBufferOp::create(b, loc, b.getStringAttr(name),
+                                  snac::BufferKindAttr::get(ctx, kind),
+                                  snac::LayoutAttr::get(ctx, layout),
+                                  snac::SizeSideAttr::get(ctx, sizes));
+  };
+  buffer("input", snac::BufferKind::input, toSnac(shot->input),
+         snac::SizeSide::row);
+  // Output partition p holds what p contributes to this rank (column); a
+  // reduction of packed inputs is as long as this rank's own (row).
+  buffer("output", snac::BufferKind::output, toSnac(shot->output),
+         packedIn && packedOut ? snac::SizeSide::row : snac::SizeSide::column);
+  buffer("rx", snac::BufferKind::receive,
+         variable ? snac::Layout::scattered_v : snac::Layout::scattered,
+         snac::SizeSide::column);
+  auto rx = FlatSymbolRefAttr::get(ctx, "rx");
+  auto input = FlatSymbolRefAttr::get(ctx, "input");
+  auto output = FlatSymbolRefAttr::get(ctx, "output");
+
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one;
+  Value epoch = snac::EpochOp::create(b, loc, b.getI64Type());
+  auto forRanks = [&](function_ref<void(Value)> bodyFn) {
+    if (!one) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(zero.getDefiningOp());
+      one = arith::ConstantIndexOp::create(b, loc, 1);
+    }
+    auto loop = scf::ForOp::create(b, loc, zero, n, one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    bodyFn(loop.getInductionVar());
+  };
+
+  // Push: a packed input is every consumer's; partition k of a scattered
+  // input is rank k's.
+  if (packedIn)
+    snac::PutOp::create(b, loc, input, zero, rx, epoch, Value());
+  else
+    forRanks([&](Value k) {
+      snac::PutOp::create(b, loc, input, k, rx, epoch, k);
+    });
+
+  // Take: a reduction combines every source into its packed output; a copy
+  // places source p's region in output partition p.
+  if (shot->consume == ConsumeOp::reduce) {
+    assert(packedOut && "a legal reduction has a packed output");
+    snac::ReduceTakeOp::create(
+        b, loc, snac::ReductionAttr::get(ctx, toSnac(*shot->reduction)), rx,
+        epoch, output, zero);
+  } else {
+    forRanks([&](Value p) {
+      snac::TakeOp::create(b, loc, rx, epoch, p, output, p);
+    });
+  }
+}

@@ -1,0 +1,148 @@
+// RUN: collc-opt %s --coll-derive-programs | FileCheck %s --implicit-check-not="snac.program for"
+// RUN: collc-opt %s --coll-derive-programs | collc-opt | FileCheck %s --implicit-check-not="snac.program for"
+// The pass is idempotent.
+// RUN: collc-opt %s --coll-derive-programs --coll-derive-programs | FileCheck %s --implicit-check-not="snac.program for"
+
+// Every unrooted single transform gets a one-shot program; defaults: ll16
+// (auto, band up to 64 KiB), 2 slots, work left to snac-assign-work, PDL.
+
+// AllGather: the packed input to every rank; source p's region into
+// output partition p.
+// CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input packed sizes row
+// CHECK-NEXT:    snac.program_buffer @output output scattered sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
+// CHECK-NEXT:    %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[C1:.+]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put @input[%[[C0]]] -> @rx[%[[E]]] to all
+// CHECK-NEXT:    scf.for %[[P:.+]] = %[[C0]] to %n step %[[C1]] {
+// CHECK-NEXT:      snac.take @rx[%[[E]], %[[P]]] -> @output[%[[P]]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+coll.collective @all_gather types [bf16] ranks [2] {
+  coll.transform copy packed -> scattered
+}
+
+// ReduceScatter: partition k to rank k; every source reduced in rank order.
+// CHECK-LABEL: snac.program for @reduce_scatter variant one_shot
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input scattered sizes row
+// CHECK-NEXT:    snac.program_buffer @output output packed sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
+// CHECK:         %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    scf.for %[[K:.+]] = %{{.+}} to %n step %{{.+}} {
+// CHECK-NEXT:      snac.put @input[%[[K]]] -> @rx[%[[E]]] to %[[K]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    snac.reduce_take sum @rx[%[[E]], *] -> @output[%{{.+}}]
+// CHECK-NEXT:  }
+coll.collective @reduce_scatter types [bf16] ranks [2] {
+  coll.transform reduce<sum> scattered -> packed
+}
+
+// AllToAll: partition k to rank k; source p's region into partition p.
+// CHECK-LABEL: snac.program for @all_to_all variant one_shot
+// CHECK:         snac.program_buffer @input input scattered sizes row
+// CHECK-NEXT:    snac.program_buffer @output output transposed sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
+// CHECK:         %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    scf.for %[[K:.+]] = %{{.+}} to %n step %{{.+}} {
+// CHECK-NEXT:      snac.put @input[%[[K]]] -> @rx[%[[E]]] to %[[K]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.for %[[P:.+]] = %{{.+}} to %n step %{{.+}} {
+// CHECK-NEXT:      snac.take @rx[%[[E]], %[[P]]] -> @output[%[[P]]]
+// CHECK-NEXT:    }
+coll.collective @all_to_all types [f32] ranks [2] {
+  coll.transform copy scattered -> transposed
+}
+
+// One-shot AllReduce: the packed input to every rank, reduced in rank order
+// into an output as long as the input.
+// CHECK-LABEL: snac.program for @all_reduce_one_shot variant one_shot
+// CHECK:         snac.program_buffer @input input packed sizes row
+// CHECK-NEXT:    snac.program_buffer @output output packed sizes row
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
+// CHECK:         %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put @input[%[[C0:.+]]] -> @rx[%[[E]]] to all
+// CHECK-NEXT:    snac.reduce_take max @rx[%[[E]], *] -> @output[%[[C0]]]
+// CHECK-NEXT:  }
+coll.collective @all_reduce_one_shot types [f32] ranks [2] {
+  coll.transform reduce<max> packed -> packed
+}
+
+// The _v forms keep their layouts; the receive buffer is scattered_v.
+// CHECK-LABEL: snac.program for @all_gather_v variant one_shot
+// CHECK:         snac.program_buffer @input input packed_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output scattered_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK:         snac.put @input[%{{.+}}] -> @rx[%{{.+}}] to all
+// CHECK:         snac.take
+coll.collective @all_gather_v types [bf16] ranks [2] {
+  coll.transform copy packed_v -> scattered_v
+}
+
+// CHECK-LABEL: snac.program for @reduce_scatter_v variant one_shot
+// CHECK:         snac.program_buffer @input input scattered_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output packed_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK:         snac.reduce_take avg
+coll.collective @reduce_scatter_v types [bf16] ranks [2] {
+  coll.transform reduce<avg> scattered_v -> packed_v
+}
+
+// CHECK-LABEL: snac.program for @all_to_all_v variant one_shot
+// CHECK:         snac.program_buffer @input input scattered_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output transposed_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+coll.collective @all_to_all_v types [bf16] ranks [2] {
+  coll.transform copy scattered_v -> transposed_v
+}
+
+// The composition ReduceScatter then AllGather is reduce(packed -> packed)
+// over the whole input, by the layout algebra (no `origin` needed), the _v
+// form too.
+// CHECK-LABEL: snac.program for @all_reduce variant one_shot
+// CHECK:         snac.program_buffer @input input packed sizes row
+// CHECK-NEXT:    snac.program_buffer @output output packed sizes row
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
+// CHECK:         %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put @input[%[[C0:.+]]] -> @rx[%[[E]]] to all
+// CHECK-NEXT:    snac.reduce_take min @rx[%[[E]], *] -> @output[%[[C0]]]
+// CHECK-NEXT:  }
+coll.collective @all_reduce types [bf16] ranks [2] {
+  coll.transform reduce<min> scattered -> packed
+  coll.transform copy packed -> scattered
+}
+
+// CHECK-LABEL: snac.program for @all_reduce_v variant one_shot
+// CHECK:         snac.program_buffer @input input packed sizes row
+// CHECK-NEXT:    snac.program_buffer @output output packed sizes row
+// CHECK:         snac.reduce_take sum
+coll.collective @all_reduce_v types [bf16] ranks [2] {
+  coll.transform reduce<sum> scattered_v -> packed_v
+  coll.transform copy packed_v -> scattered_v
+}
+
+// No program: rooted transforms (one-directional), and the compositions the
+// algebra does not reduce to one transform.
+coll.collective @gather types [bf16] ranks [2] {
+  coll.transform copy packed -> scattered root consumer
+}
+coll.collective @scatter types [bf16] ranks [2] {
+  coll.transform copy scattered -> packed root producer
+}
+coll.collective @broadcast types [bf16] ranks [2] {
+  coll.transform copy packed -> packed root producer
+}
+coll.collective @reduce types [bf16] ranks [2] {
+  coll.transform reduce<sum> packed -> packed root consumer
+}
+coll.collective @gather_then_all_to_all types [bf16] ranks [2] {
+  coll.transform copy packed -> scattered
+  coll.transform copy scattered -> transposed
+}
+coll.collective @rooted_all_reduce types [bf16] ranks [2] {
+  coll.transform reduce<sum> scattered -> packed
+  coll.transform copy packed -> scattered root consumer
+}

@@ -1,0 +1,60 @@
+// RUN: collc-opt %s --snac-place-dependent-launch | FileCheck %s --implicit-check-not=snac.launch_dependents
+// The pass is idempotent.
+// RUN: collc-opt %s --snac-place-dependent-launch --snac-place-dependent-launch | FileCheck %s --implicit-check-not=snac.launch_dependents
+
+// Right after the put, before the wait of the reduction.
+// CHECK-LABEL: snac.program for @all_reduce
+// CHECK:         snac.put
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    snac.reduce_take
+snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+}
+
+// After the loop of puts, not inside it; one placed too late is moved.
+// CHECK-LABEL: snac.program for @all_to_all
+// CHECK:         scf.for
+// CHECK-NEXT:      snac.put
+// CHECK-NEXT:    }
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      snac.take
+snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output transposed sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  scf.for %k = %c0 to %n step %c1 {
+    snac.put @input[%k] -> @rx[%e] to %k
+  }
+  scf.for %p = %c0 to %n step %c1 {
+    snac.take @rx[%e, %p] -> @output[%p]
+  }
+  snac.launch_dependents
+}
+
+// Without PDL: none, and one written by hand is removed.
+// CHECK-LABEL: snac.program for @no_pdl
+// CHECK:         snac.put
+// CHECK-NEXT:    snac.reduce_take
+snac.program for @no_pdl variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 65536], ctas = 8, threads = 512, grain = 16, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.launch_dependents
+  snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+}
