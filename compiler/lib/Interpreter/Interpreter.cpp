@@ -14,6 +14,9 @@
 
 #include "collc/Interpreter/Interpreter.h"
 
+#include "Common.h"
+#include "Search.h"
+
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -25,6 +28,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -53,11 +57,16 @@ std::string interp::describe(const SimOptions &o) {
                                      "consumers-first", "round-robin",
                                      "starve-rank"};
   static_assert(std::size(strategies) == kNumStrategies);
-  return formatv("ranks={0} shape={1} type={2} seed={3} strategy={4}",
-                 o.worldSize, shapes[static_cast<int>(o.shape)],
-                 sim::elemName(o.type), o.seed,
-                 strategies[static_cast<int>(o.strategy)])
-      .str();
+  std::string base =
+      formatv("ranks={0} shape={1} type={2} seed={3} strategy={4}",
+              o.worldSize, shapes[static_cast<int>(o.shape)],
+              sim::elemName(o.type), o.seed,
+              o.exhaustive ? "exhaustive"
+                           : strategies[static_cast<int>(o.strategy)])
+          .str();
+  if (o.exhaustive)
+    base += formatv(" calls={0} count={1}", o.calls, o.count).str();
+  return base;
 }
 
 namespace {
@@ -130,10 +139,13 @@ struct RoleInfo {
 
 struct Agent {
   int rank, role;
-  std::vector<Step> steps;
+  /// This call's steps, shared with the unrolling cache (and with the
+  /// snapshots of the exhaustive search, which copy agents often).
+  std::shared_ptr<const std::vector<Step>> steps;
   size_t pc = 0;
   std::vector<RegionKey> unpublished;
-  bool done() const { return pc >= steps.size(); }
+  bool done() const { return !steps || pc >= steps->size(); }
+  const Step &next() const { return (*steps)[pc]; }
 };
 
 /// One notify/await channel: event, sender, receiver and key.
@@ -169,7 +181,9 @@ struct CounterKey {
   }
 };
 
-sim::RedOp toSim(snac::Reduction r) {
+} // namespace
+
+sim::RedOp interp::redOpOf(snac::Reduction r) {
   switch (r) {
   case snac::Reduction::sum:
     return sim::RedOp::Sum;
@@ -183,7 +197,7 @@ sim::RedOp toSim(snac::Reduction r) {
   llvm_unreachable("unknown reduction");
 }
 
-sim::Layout toSim(coll::Layout l) {
+static sim::Layout toSim(coll::Layout l) {
   switch (coll::fixedLayout(l)) {
   case coll::Layout::packed:
     return sim::Layout::Packed;
@@ -194,14 +208,14 @@ sim::Layout toSim(coll::Layout l) {
   }
 }
 
-sim::Collective toSim(coll::CollectiveOp op) {
+sim::Collective interp::modelOf(coll::CollectiveOp op) {
   sim::Collective c;
   for (coll::TransformOp t : op.getTransforms()) {
     sim::Transform s;
     s.consume = t.getConsume() == coll::ConsumeOp::copy ? sim::Consume::Copy
                                                          : sim::Consume::Reduce;
     if (auto r = t.getReduction())
-      s.op = toSim(static_cast<snac::Reduction>(static_cast<int>(*r)));
+      s.op = redOpOf(static_cast<snac::Reduction>(static_cast<int>(*r)));
     s.in = toSim(t.getInput());
     s.out = toSim(t.getOutput());
     s.variable = coll::isVariable(t.getInput());
@@ -213,6 +227,8 @@ sim::Collective toSim(coll::CollectiveOp op) {
   return c;
 }
 
+namespace {
+
 /// A problem found by the simulation: where, and what.
 struct Failure {
   Operation *op = nullptr;
@@ -220,12 +236,12 @@ struct Failure {
   std::vector<std::pair<Operation *, std::string>> notes;
 };
 
-class Simulator {
+class Simulator : public PorSearch {
 public:
   Simulator(snac::ScheduleOp schedule, coll::CollectiveOp collective,
             const SimOptions &options)
       : schedule(schedule), collective(collective), o(options),
-        model(toSim(collective)), n(options.worldSize), rng(options.seed) {}
+        model(modelOf(collective)), n(options.worldSize), rng(options.seed) {}
 
   LogicalResult run(SimStats *stats);
 
@@ -242,13 +258,15 @@ private:
 
   // Unrolling a role body into steps.
   bool unroll(int agent, int call);
+  /// The steps of agent `id` in `call` (cached: they depend on the call's
+  /// arguments only), or null after a failure.
+  std::shared_ptr<const std::vector<Step>> unrolled(int id, int call);
   bool evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
-                 Agent &agent, int call);
+                 std::vector<Step> &steps, int rank, int call);
   bool checkPartition(Operation *op, int buffer, int64_t owner, int64_t part,
                       int call);
 
   // Execution.
-  bool canStep(int id);
   bool step(int id);
   bool stepAgent(Agent &agent);
   bool stepHost(int rank);
@@ -269,6 +287,54 @@ private:
     return false;
   }
   bool checkEnd();
+
+  // Exhaustive search (see runExhaustive).
+  struct State {
+    std::vector<Agent> agents;
+    std::vector<Clock> clocks;
+    std::vector<int> rankCall;
+    std::vector<bool> rankFinished;
+    std::map<RegionKey, Region> regions;
+    std::map<ChannelKey, Channel> channels;
+    std::map<CounterKey, ReleaseCounter> counters;
+  };
+  State save() const {
+    return {agents, clocks, rankCall, rankFinished, regions, channels, counters};
+  }
+  void restore(const State &s) {
+    agents = s.agents;
+    clocks = s.clocks;
+    rankCall = s.rankCall;
+    rankFinished = s.rankFinished;
+    regions = s.regions;
+    channels = s.channels;
+    counters = s.counters;
+  }
+  // PorSearch.
+  int numProcesses() const override { return agents.size() + n; }
+  bool hasNext(int p) const override {
+    return p < static_cast<int>(agents.size())
+               ? !agents[p].done()
+               : !rankFinished[p - agents.size()];
+  }
+  bool canStep(int p) override;
+  std::vector<Touch> nextTouches(int p) override;
+  bool coEnabled(const Access &before, int proc,
+                 const Touch &now) const override;
+  bool stepProcess(int p) override { return step(p); }
+  bool allFinished() const override {
+    return llvm::all_of(rankFinished, [](bool b) { return b; });
+  }
+  bool checkFinal() override { return checkEnd(); }
+  bool deadlock() override { return reportDeadlock(); }
+  bool budgetSpent(uint64_t budget, uint64_t traces) override;
+  void saveState(size_t depth) override {
+    if (snapshots.size() <= depth)
+      snapshots.resize(depth + 1);
+    snapshots[depth] = save();
+  }
+  void restoreState(size_t depth) override { restore(snapshots[depth]); }
+  std::vector<State> snapshots;
   std::string blockedOn(const Agent &agent) const;
   bool reportDeadlock();
 
@@ -289,6 +355,8 @@ private:
   std::vector<std::vector<std::vector<uint32_t>>> inputs; // [call][rank]
   std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
   std::map<std::tuple<int, int, int>, sim::BufferGeometry> geometryCache;
+  std::map<std::pair<int, int>, std::shared_ptr<const std::vector<Step>>>
+      unrollCache;
 
   std::vector<Agent> agents;     // [rank * roles + role]
   std::vector<Clock> clocks;     // [clockIndex]
@@ -387,7 +455,7 @@ bool Simulator::prepare() {
   agents.resize(n * roles.size());
   for (int r = 0; r < n; ++r)
     for (unsigned role = 0; role < roles.size(); ++role)
-      agents[r * roles.size() + role] = Agent{r, static_cast<int>(role), {}, 0, {}};
+      agents[r * roles.size() + role] = Agent{r, static_cast<int>(role), nullptr, 0, {}};
   clocks.assign(n * (roles.size() + 1), Clock(n * (roles.size() + 1), 0));
   rankCall.assign(n, -1);
   rankFinished.assign(n, false);
@@ -428,7 +496,7 @@ bool Simulator::checkPartition(Operation *op, int buffer, int64_t owner,
 }
 
 bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
-                          Agent &agent, int call) {
+                          std::vector<Step> &steps, int rank, int call) {
   auto get = [&](Value v) { return env.lookup(v); };
   auto bufferOf = [&](FlatSymbolRefAttr ref) {
     return bufferIndex.lookup(ref.getValue());
@@ -459,7 +527,7 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
         return fail(&op, "loop step must be positive");
       for (int64_t i = lb; i < ub; i += st) {
         env[loop.getInductionVar()] = i;
-        if (!evalBlock(*loop.getBody(), env, agent, call))
+        if (!evalBlock(*loop.getBody(), env, steps, rank, call))
           return false;
       }
     } else if (isa<scf::YieldOp>(op)) {
@@ -500,12 +568,12 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
       if (auto copy = dyn_cast<snac::CopyOp>(op)) {
         Step s = regions(copy, Step{Step::Copy, &op});
         s.srcOwner = get(copy.getSrcOwner());
-        agent.steps.push_back(s);
+        steps.push_back(s);
       } else {
         auto reduce = cast<snac::ReduceOp>(op);
         Step s = regions(reduce, Step{Step::Reduce, &op});
-        s.red = toSim(reduce.getOp());
-        agent.steps.push_back(s);
+        s.red = redOpOf(reduce.getOp());
+        steps.push_back(s);
       }
     } else if (isa<snac::NotifyOp, snac::AwaitOp>(op)) {
       bool isNotify = isa<snac::NotifyOp>(op);
@@ -529,10 +597,10 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
         if (s.peer < 0 || s.peer >= n)
           return fail(&op, formatv("call {0}: rank {1} {2} rank {3}, which is "
                                    "out of range (world size {4})",
-                                   call, agent.rank,
+                                   call, rank,
                                    isNotify ? "notifies" : "awaits", s.peer, n));
       }
-      agent.steps.push_back(s);
+      steps.push_back(s);
     } else {
       return fail(&op, formatv("the interpreter cannot execute '{0}'",
                                op.getName().getStringRef()));
@@ -543,16 +611,28 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
 
 bool Simulator::unroll(int id, int call) {
   Agent &agent = agents[id];
-  agent.steps.clear();
   agent.pc = 0;
-  RoleInfo &role = roles[agent.role];
-  if (role.rootOnly && agent.rank != callArgs[call].root)
-    return true;
-  llvm::DenseMap<Value, int64_t> env;
-  env[role.op.getRank()] = agent.rank;
-  env[role.op.getWorldSize()] = n;
-  env[role.op.getRootRank()] = callArgs[call].root;
-  return evalBlock(role.op.getBody().front(), env, agent, call);
+  agent.steps = unrolled(id, call);
+  return agent.steps != nullptr;
+}
+
+std::shared_ptr<const std::vector<Step>> Simulator::unrolled(int id, int call) {
+  auto &cached = unrollCache[{id, call}];
+  if (cached)
+    return cached;
+  int rank = id / roles.size();
+  RoleInfo &role = roles[id % roles.size()];
+  auto steps = std::make_shared<std::vector<Step>>();
+  if (!role.rootOnly || rank == callArgs[call].root) {
+    llvm::DenseMap<Value, int64_t> env;
+    env[role.op.getRank()] = rank;
+    env[role.op.getWorldSize()] = n;
+    env[role.op.getRootRank()] = callArgs[call].root;
+    if (!evalBlock(role.op.getBody().front(), env, *steps, rank, call))
+      return nullptr;
+  }
+  cached = steps;
+  return cached;
 }
 
 //===----------------------------------------------------------------------===//
@@ -611,7 +691,7 @@ bool Simulator::canStep(int id) {
   Agent &agent = agents[id];
   if (agent.done())
     return false;
-  const Step &s = agent.steps[agent.pc];
+  const Step &s = agent.next();
   if (s.kind != Step::Await)
     return true;
   if (events[s.event].kind == snac::EventKind::free) {
@@ -745,7 +825,7 @@ bool Simulator::writeRegion(Agent &agent, const Step &s, int buffer, int owner,
 }
 
 bool Simulator::stepAgent(Agent &agent) {
-  const Step &s = agent.steps[agent.pc++];
+  const Step &s = (*agent.steps)[agent.pc++];
   int me = clockIndex(agent.rank, agent.role);
   Clock &mine = clocks[me];
   ++mine[me];
@@ -924,7 +1004,7 @@ bool Simulator::stepHost(int rank) {
 
 /// What a blocked agent waits for, in words.
 std::string Simulator::blockedOn(const Agent &agent) const {
-  const Step &s = agent.steps[agent.pc];
+  const Step &s = agent.next();
   std::string line = formatv("{0} (call {1}) awaits {2}",
                              who(clockIndex(agent.rank, agent.role)),
                              rankCall[agent.rank], eventText(s.event, s.key));
@@ -949,7 +1029,7 @@ bool Simulator::reportDeadlock() {
   for (Agent &agent : agents) {
     if (agent.done())
       continue;
-    Operation *op = agent.steps[agent.pc].op;
+    Operation *op = agent.next().op;
     if (!f.op) {
       f.op = op;
       f.message = "deadlock: no rank can make progress; " + blockedOn(agent);
@@ -980,6 +1060,164 @@ bool Simulator::checkEnd() {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Exhaustive search
+//===----------------------------------------------------------------------===//
+//
+// Every interleaving of the agents and hosts up to the order of independent
+// steps, by dynamic partial-order reduction (Flanagan and Godefroid, POPL
+// 2005, the vector-clock algorithm of their figure 4): a depth-first search
+// that, besides the step it takes in a state, backtracks only where the run
+// so far shows a race, i.e. two dependent steps of different processes that
+// could have run in the other order and are not ordered by the dependencies
+// in between. A schedule whose synchronization orders every conflicting
+// access has one trace and is explored once, however many agents run; a
+// missing or wrong synchronization shows up as a race, whose reversal is
+// explored.
+//
+// Soundness. Agents and hosts are sequential processes; a role body unrolls
+// from the call's arguments alone (never from data or timing), so each
+// process's next step is known in every state. Each step accesses a
+// footprint of shared objects, everything else it touches is its own
+// agent's (its clock, its pc):
+//   - a region (buffer, owner, partition, slot): copy and reduce read their
+//     sources and write their destination; reads commute with reads;
+//   - a ready channel: the u-th notify writes message u and the channel's
+//     tail, the u-th await reads message u and writes the head, so notifies
+//     of one channel (and awaits of one channel) are ordered, while a notify
+//     and an await of different messages commute;
+//   - a free counter: a release adds one and joins its clock (releases
+//     commute), an acquire reads the count and the clock;
+//   - a rank's user buffers: the host rewrites and checks them, agents
+//     access regions of them (distinct regions are distinct objects); and a
+//     rank's launch: the host writes it, its agents read it.
+// Two steps are dependent when they access one object in conflicting modes.
+// Independent steps commute, neither enables or disables the other, and
+// every check a step makes (vector clocks, stamps, data, sizes) reads only
+// its footprint and its own agent, so its verdict is the same in every
+// interleaving of a Mazurkiewicz trace. (Region::publishedBy, the event named
+// in a message, is the one exception: it changes words, never a verdict.)
+// "Could have run in the other order" (co-enabled) is refined only where it
+// is certain: an await cannot precede the notify of the message it takes, an
+// acquire cannot precede a release it needed to reach its quota, and a host
+// and its rank's agents never run at once. The state space is finite and
+// acyclic (every step advances a pc or a call), so the search explores a
+// persistent set in every state it visits (their theorem 1) and reaches
+// every deadlock and every terminal state; a failing check is a step that
+// would mark its agent failed and let the others run on, so every reachable
+// failure is found. Every failure reported is a real interleaving.
+//
+// The budget bounds the states visited (steps executed); reaching it fails the run, since a
+// truncated search proves nothing.
+
+namespace {
+enum ObjectKind { RegionObj, HeadObj, TailObj, MessageObj, CounterObj, UserObj, LaunchObj };
+} // namespace
+
+std::vector<PorSearch::Touch> Simulator::nextTouches(int id) {
+  int na = agents.size();
+  if (id >= na) {
+    int r = id - na;
+    return {{objectId({UserObj, r, 0, 0, 0, 0, 0}), kHost, 0},
+            {objectId({LaunchObj, r, 0, 0, 0, 0, 0}), kWrite, 0}};
+  }
+  const Agent &a = agents[id];
+  const Step &s = a.next();
+  std::vector<Touch> t{{objectId({LaunchObj, a.rank, 0, 0, 0, 0, 0}), kRead, 0}};
+  auto region = [&](int buffer, int owner, int64_t part, int64_t chunk,
+                    uint8_t mode) {
+    t.push_back({objectId({RegionObj, buffer, owner, part,
+                           slotOf(buffer, chunk), 0, 0}),
+                 mode, 0});
+    snac::BufferKind kind = buffers[buffer].kind;
+    if (kind == snac::BufferKind::input || kind == snac::BufferKind::output)
+      t.push_back({objectId({UserObj, owner, 0, 0, 0, 0, 0}), kUser, 0});
+  };
+  switch (s.kind) {
+  case Step::Copy:
+    region(s.src, s.srcOwner, s.srcPart, s.srcChunk, kRead);
+    region(s.dst, s.dstOwner, s.dstPart, s.dstChunk, kWrite);
+    break;
+  case Step::Reduce:
+    for (int p = 0; p < n; ++p)
+      region(s.src, p, s.srcPart, s.srcChunk, kRead);
+    region(s.dst, s.dstOwner, s.dstPart, s.dstChunk, kWrite);
+    break;
+  case Step::Notify:
+  case Step::Await: {
+    bool notify = s.kind == Step::Notify;
+    if (events[s.event].kind == snac::EventKind::free) {
+      if (!notify) {
+        auto it = counters.find({s.event, a.rank, s.key[0], s.key[1]});
+        int64_t uses = it == counters.end() ? 0 : it->second.uses;
+        t.push_back({objectId({CounterObj, s.event, a.rank, s.key[0],
+                               s.key[1], 0, 0}),
+                     kAcquire, uses * s.quota});
+        break;
+      }
+      for (int p = 0; p < n; ++p) {
+        if (s.peer >= 0 && p != s.peer)
+          continue;
+        auto it = counters.find({s.event, p, s.key[0], s.key[1]});
+        int64_t released = it == counters.end() ? 0 : it->second.released;
+        t.push_back({objectId({CounterObj, s.event, p, s.key[0], s.key[1],
+                               0, 0}),
+                     kRelease, released});
+      }
+      break;
+    }
+    for (int p = 0; p < n; ++p) {
+      if (s.peer >= 0 && p != s.peer)
+        continue;
+      int from = notify ? a.rank : p, to = notify ? p : a.rank;
+      auto it = channels.find({s.event, from, to, s.key[0], s.key[1]});
+      int64_t index = it == channels.end()
+                          ? 0
+                          : notify ? it->second.sent.size()
+                                   : it->second.awaited;
+      t.push_back({objectId({notify ? TailObj : HeadObj, s.event, from, to,
+                             s.key[0], s.key[1], 0}),
+                   kWrite, 0});
+      t.push_back({objectId({MessageObj, s.event, from, to, s.key[0],
+                             s.key[1], index}),
+                   notify ? kNotify : kAwait, 0});
+    }
+    break;
+  }
+  }
+  return t;
+}
+
+/// Whether the earlier access `before` and the pending `now` (of another
+/// process, conflicting on the same object) could have run in either order.
+bool Simulator::coEnabled(const Access &before, int proc,
+                          const Touch &now) const {
+  int na = agents.size();
+  auto rankOf = [&](int id) { return id < na ? agents[id].rank : id - na; };
+  // A host runs only when its rank's agents are done, and they only after it.
+  if ((before.proc >= na) != (proc >= na) && rankOf(before.proc) == rankOf(proc))
+    return false;
+  switch (objectKind(now.object)) {
+  case MessageObj: // An await takes the message its notify wrote.
+    return false;
+  case CounterObj:
+    // An acquire reaching its quota only with this release needed it.
+    if (now.mode == kAcquire && before.mode == kRelease)
+      return before.info >= now.info;
+    return true;
+  default:
+    return true;
+  }
+}
+
+bool Simulator::budgetSpent(uint64_t budget, uint64_t traces) {
+  return fail(nullptr,
+              formatv("the exhaustive search reached its budget of {0} "
+                      "states after {1} complete interleavings; nothing is "
+                      "proven (raise the budget or shrink the run)",
+                      budget, traces));
+}
+
 LogicalResult Simulator::run(SimStats *stats) {
   auto report = [&]() {
     InFlightDiagnostic diag = failure->op->emitError()
@@ -992,6 +1230,26 @@ LogicalResult Simulator::run(SimStats *stats) {
   };
   if (!prepare())
     return report();
+  if (o.exhaustive) {
+    // Every call's steps, up front: the search needs every process's next.
+    for (size_t id = 0; id < agents.size(); ++id)
+      for (int call = 0; call < o.calls; ++call)
+        if (!unrolled(id, call))
+          return report();
+    bool ok = searchAll(o.stateBudget);
+    statistics.states = states;
+    statistics.traces = traces;
+    if (!ok)
+      return report();
+    if (stats) {
+      stats->steps += statistics.steps;
+      stats->actions += statistics.actions;
+      stats->elements += statistics.elements;
+      stats->states += statistics.states;
+      stats->traces += statistics.traces;
+    }
+    return success();
+  }
   int total = agents.size() + n;
   std::vector<int> candidates;
   int current = -1;

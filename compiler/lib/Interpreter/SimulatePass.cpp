@@ -26,8 +26,145 @@ struct SnacSimulatePass
     : public collc::interp::impl::SnacSimulateBase<SnacSimulatePass> {
   using Base::Base;
 
+  SmallVector<int64_t> worldSizes;
+
+  /// Every world size x 1 and 2 chunks per partition x shape x slot count,
+  /// each in every interleaving.
+  LogicalResult runExhaustive(snac::ScheduleOp schedule,
+                              ArrayRef<sim::ElemType> types,
+                              ArrayRef<sim::Shape> shapeList, SimStats &stats,
+                              unsigned &runs) {
+    SmallVector<int64_t, 2> slotCounts = {1, 2};
+    if (stagingSlots >= 0)
+      slotCounts = {stagingSlots.getValue()};
+    else if (stagingSlots == -1)
+      slotCounts = {schedule.getStagingSlots()};
+    for (int64_t n : worldSizes)
+      for (int64_t chunks : {1, 2})
+        for (auto [si, shape] : llvm::enumerate(shapeList))
+          for (int64_t slots : slotCounts) {
+            SimOptions o;
+            o.worldSize = n;
+            o.shape = shape;
+            o.type = types[runs % types.size()];
+            o.seed = 1 + runs;
+            o.calls = calls;
+            o.exhaustive = true;
+            o.stateBudget = budget;
+            o.chunkBytes = chunkBytes;
+            int64_t bytes =
+                chunkBytes > 0 ? chunkBytes.getValue() : schedule.getChunkBytes();
+            o.count = chunks *
+                      std::max<int64_t>(1, bytes * 8 / sim::elemBits(o.type));
+            o.stagingSlots = slots;
+            ++runs;
+            if (failed(simulate(schedule, o, &stats)))
+              return failure();
+          }
+    return success();
+  }
+
+  /// Every world size x shape x seed (or the exhaustive configurations) of
+  /// one program, once per encoding.
+  LogicalResult runProgram(ModuleOp module, snac::ProgramOp program,
+                           ArrayRef<int> encodingList,
+                           ArrayRef<sim::Shape> shapeList) {
+    auto collective =
+        module.lookupSymbol<coll::CollectiveOp>(program.getCollective());
+    if (!collective)
+      return program.emitError() << "no coll.collective named @"
+                                 << program.getCollective();
+    SmallVector<sim::ElemType> types;
+    for (Attribute t : collective.getElementTypes())
+      if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
+        types.push_back(*e);
+    if (types.empty())
+      types.push_back(sim::ElemType::F32);
+    for (int encoding : encodingList) {
+      SimStats stats;
+      unsigned runs = 0;
+      auto one = [&](SimOptions o) {
+        o.encoding = encoding;
+        o.workers = workers;
+        o.specialInputs = inputs == "special" ||
+                          (inputs == "mixed" && runs % 2 == 1);
+        o.counts.assign(counts.begin(), counts.end());
+        if (stagingSlots >= 1)
+          o.stagingSlots = stagingSlots;
+        else
+          o.stagingSlots = -1;
+        ++runs;
+        return simulateProgram(program, o, &stats);
+      };
+      for (auto [ni, n] : llvm::enumerate(worldSizes))
+        for (auto [si, shape] : llvm::enumerate(shapeList)) {
+          if (exhaustive) {
+            for (int64_t units : {int64_t(1), int64_t(workers + 1)}) {
+              SimOptions o;
+              o.worldSize = n;
+              o.shape = shape;
+              o.type = types[runs % types.size()];
+              o.seed = 1 + runs;
+              o.calls = calls;
+              o.exhaustive = true;
+              o.stateBudget = budget;
+              int64_t bytes = sim::elemBits(o.type) / 8;
+              int64_t perUnit = std::max<int64_t>(
+                  1, (encoding == 1 ||
+                      (encoding < 0 && program.getEncoding() ==
+                                           snac::Encoding::ll16)
+                          ? 8
+                          : 16) /
+                         std::max<int64_t>(1, bytes));
+              o.count = units * perUnit;
+              if (failed(one(o)))
+                return failure();
+            }
+            continue;
+          }
+          // A program moves n^2 regions per call: one seed per shape at
+          // NVL72 scale keeps the library's simulation fast.
+          unsigned programSeeds = n >= 32 ? 1 : seeds.getValue();
+          for (unsigned seed = 0; seed < programSeeds; ++seed) {
+            SimOptions o;
+            o.worldSize = n;
+            o.shape = shape;
+            o.type = types[(seed + si + ni) % types.size()];
+            o.seed = 1 + seed + 100 * si + 10000 * n;
+            o.calls = calls;
+            o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
+            o.count = count;
+            if (failed(one(o)))
+              return failure();
+          }
+        }
+      if (report) {
+        const char *names[] = {"flag", "ll16", "sentinel"};
+        int e = encoding >= 0 ? encoding
+                              : static_cast<int>(program.getEncoding());
+        llvm::outs() << llvm::formatv(
+            "{0} program @{1} ({2}): {3} runs ok ({4} calls each; {5} "
+            "{6})\n",
+            exhaustive ? "exhaustive" : "simulate", collective.getSymName(),
+            names[e], runs, calls.getValue(),
+            exhaustive ? stats.states : stats.actions,
+            exhaustive ? llvm::formatv("states, {0} interleavings",
+                                       stats.traces)
+                             .str()
+                       : std::string("steps"));
+      }
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    worldSizes.assign(ranks.begin(), ranks.end());
+    if (worldSizes.empty()) {
+      worldSizes.push_back(2);
+      if (exhaustive)
+        worldSizes.push_back(3);
+    }
     SmallVector<sim::Shape> shapeList;
     for (const std::string &s : shapes) {
       auto shape = llvm::StringSwitch<std::optional<sim::Shape>>(s)
@@ -44,9 +181,31 @@ struct SnacSimulatePass
     }
     if (shapeList.empty())
       shapeList.push_back(sim::Shape::Uniform);
-    SmallVector<int64_t> worldSizes(ranks.begin(), ranks.end());
-    if (worldSizes.empty())
-      worldSizes.push_back(2);
+
+    if (inputs != "random" && inputs != "special" && inputs != "mixed") {
+      module.emitError() << "unknown inputs '" << inputs
+                         << "'; expected random, special or mixed";
+      return signalPassFailure();
+    }
+    SmallVector<int> encodingList;
+    for (const std::string &e : encodings) {
+      auto encoding = llvm::StringSwitch<std::optional<int>>(e)
+                          .Case("flag", 0)
+                          .Case("ll16", 1)
+                          .Case("sentinel", 2)
+                          .Default(std::nullopt);
+      if (!encoding) {
+        module.emitError() << "unknown encoding '" << e
+                           << "'; expected flag, ll16 or sentinel";
+        return signalPassFailure();
+      }
+      encodingList.push_back(*encoding);
+    }
+    if (encodingList.empty())
+      encodingList.push_back(-1);
+    for (auto program : module.getOps<snac::ProgramOp>())
+      if (failed(runProgram(module, program, encodingList, shapeList)))
+        return signalPassFailure();
 
     for (auto schedule : module.getOps<snac::ScheduleOp>()) {
       auto collective =
@@ -60,8 +219,21 @@ struct SnacSimulatePass
       for (Attribute t : collective.getElementTypes())
         if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
           types.push_back(*e);
+      if (types.empty())
+        types.push_back(sim::ElemType::F32);
       SimStats stats;
       unsigned runs = 0;
+      if (exhaustive) {
+        if (failed(runExhaustive(schedule, types, shapeList, stats, runs)))
+          return signalPassFailure();
+        if (report)
+          llvm::outs() << llvm::formatv(
+              "exhaustive @{0}: {1} runs ok ({2} calls each; {3} states, {4} "
+              "interleavings)\n",
+              collective.getSymName(), runs, calls.getValue(), stats.states,
+              stats.traces);
+        continue;
+      }
       for (auto [ni, n] : llvm::enumerate(worldSizes)) {
         for (auto [si, shape] : llvm::enumerate(shapeList)) {
           for (unsigned seed = 0; seed < seeds; ++seed) {

@@ -113,6 +113,26 @@ uint32_t collc::sim::poisonBits(ElemType type) {
   return elemMask(type);
 }
 
+uint32_t collc::sim::canonicalNaN(ElemType type) {
+  switch (type) {
+  case ElemType::BF16:
+    return 0x7FC0;
+  case ElemType::F16:
+    return 0x7E00;
+  case ElemType::F32:
+    return 0x7FC00000;
+  case ElemType::F8E4M3:
+    return 0x7F;
+  case ElemType::F8E5M2:
+    return 0x7E;
+  }
+  llvm_unreachable("unknown element type");
+}
+
+bool collc::sim::isNaN(ElemType type, uint32_t bits) {
+  return toAPFloat(type, bits).isNaN();
+}
+
 /// FP32 values of every bit pattern of a 16- or 8-bit type, built once with
 /// APFloat: the interpreter decodes each contribution of every reduced
 /// element, and a table load is far cheaper than an APFloat conversion.

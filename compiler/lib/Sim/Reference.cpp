@@ -60,6 +60,112 @@ std::vector<uint32_t> collc::sim::randomInput(const Collective &coll,
   return data;
 }
 
+std::vector<uint32_t> collc::sim::specialInput(const Collective &coll,
+                                               ElemType type, int64_t elements,
+                                               uint64_t seed, int rank) {
+  checkCollective(coll);
+  assert(elements >= 0 && "negative element count");
+  bool reduces = false, averages = false;
+  for (const Transform &part : coll.parts) {
+    reduces |= part.consume == Consume::Reduce;
+    averages |= part.consume == Consume::Reduce && part.op == RedOp::Avg;
+  }
+  unsigned bits = elemBits(type);
+  uint32_t ones = poisonBits(type);
+  unsigned mantissa = type == ElemType::F32    ? 23
+                      : type == ElemType::BF16 ? 7
+                      : type == ElemType::F16  ? 10
+                      : type == ElemType::F8E4M3 ? 3
+                                                 : 2;
+  uint32_t sign = 1u << (bits - 1);
+  uint32_t exponent = (ones & ~sign) & ~((1u << mantissa) - 1);
+  bool hasInf = type != ElemType::F8E4M3;
+  uint32_t inf = exponent; // e5m2, f16, bf16, f32: exponent all ones, mantissa 0
+  auto subnormal = [&](uint64_t draw) {
+    uint32_t m = static_cast<uint32_t>(draw) & ((1u << mantissa) - 1);
+    return (m ? m : 1u) | ((draw >> 40) & 1 ? sign : 0);
+  };
+  auto nan = [&](uint64_t draw) {
+    // A NaN payload other than all ones (that one is drawn on its own).
+    uint32_t m = static_cast<uint32_t>(draw) & ((1u << mantissa) - 1);
+    if (type == ElemType::F8E4M3)
+      return 0x7Fu | ((draw >> 40) & 1 ? sign : 0);
+    uint32_t b = exponent | (m ? m : 1u) | ((draw >> 40) & 1 ? sign : 0);
+    return b == ones ? b ^ 1u : b;
+  };
+  auto small = [&](uint64_t draw) {
+    int value = static_cast<int>(draw % 17) - 8;
+    return fromDouble(type, value == 0 && (draw >> 32) % 2 ? -0.0
+                                                           : double(value));
+  };
+
+  std::vector<uint32_t> data(elements);
+  if (!reduces) {
+    SplitMix64 rng(mixSeed(seed, 2 * uint64_t(uint32_t(rank)) + 101));
+    for (uint32_t &out : data) {
+      uint64_t draw = rng.next();
+      switch (draw % 9) {
+      case 0:
+        out = ones;
+        break;
+      case 1:
+        out = sign; // -0.0
+        break;
+      case 2:
+        out = nan(draw >> 8);
+        break;
+      case 3:
+        out = hasInf ? inf | ((draw >> 40) & 1 ? sign : 0) : ones;
+        break;
+      case 4:
+        out = subnormal(draw >> 8);
+        break;
+      case 5: // The largest finite value (e4m3fn: 0x7E, below its NaN).
+        out = type == ElemType::F8E4M3 ? 0x7E : (exponent - (1u << mantissa)) |
+                                                    ((1u << mantissa) - 1);
+        break;
+      default:
+        out = static_cast<uint32_t>(draw >> 16) & ones;
+      }
+    }
+    return data;
+  }
+
+  // The class of element i comes from (seed, i) alone; the value within it
+  // from the rank too (not for avg: every rank the same value).
+  for (int64_t i = 0; i < elements; ++i) {
+    SplitMix64 classRng(mixSeed(seed, 0x5eed0000ull + uint64_t(i)));
+    uint64_t kind = classRng.next() % 5;
+    SplitMix64 rng(mixSeed(seed, (uint64_t(i) << 20) +
+                                     (averages ? 0 : uint64_t(rank) + 1)));
+    uint64_t draw = rng.next();
+    uint32_t &out = data[i];
+    switch (kind) {
+    case 0: // Subnormals and signed zeros only: exact sums. An f32 one
+            // keeps 16 mantissa bits, so that even 2^20 of them add up below
+            // the normal range, where FP32 is still exact.
+      out = draw % 3 == 0 ? ((draw >> 8) & 1 ? sign : 0)
+                          : subnormal(draw >> 8) &
+                                (type == ElemType::F32 ? sign | 0xFFFFu : ~0u);
+      if ((out & ~sign) == 0)
+        out |= 1;
+      break;
+    case 1: // Integers and infinities (NaN where they cancel).
+      out = hasInf && draw % 3 == 0 ? inf | ((draw >> 8) & 1 ? sign : 0)
+                                    : small(draw >> 8);
+      break;
+    case 2: // Integers and NaNs, the all-ones pattern among them.
+      out = draw % 4 == 0   ? ones
+            : draw % 4 == 1 ? nan(draw >> 8)
+                            : small(draw >> 8);
+      break;
+    default:
+      out = small(draw >> 8);
+    }
+  }
+  return data;
+}
+
 /// The exact combination of `values` (rank order), rounded once to `type`.
 static uint32_t reduceInDouble(ElemType type, RedOp op,
                                const std::vector<double> &values) {

@@ -153,6 +153,23 @@ cl::opt<int64_t> simStagingSlots(
     "sim-staging-slots",
     cl::desc("Staging slots (-1: the schedule's; -2: alternate it with 2)"),
     cl::init(-2), cl::cat(simCategory));
+cl::opt<bool> simExhaustive(
+    "sim-exhaustive",
+    cl::desc("With --simulate: run every interleaving (partial-order "
+             "reduced) instead of seeded ones, at --sim-ranks (default 2,3), "
+             "1 and 2 chunks per partition, staging slots 1 and 2, "
+             "--sim-calls (default 2) calls; fail if a run exceeds "
+             "--sim-budget states"),
+    cl::init(false), cl::cat(simCategory));
+cl::list<std::string> simEncodings(
+    "sim-encodings",
+    cl::desc("With --simulate: simulate every program once per encoding "
+             "forced (flag, ll16, sentinel; default: each program's own)"),
+    cl::CommaSeparated, cl::cat(simCategory));
+cl::opt<uint64_t> simBudget(
+    "sim-budget",
+    cl::desc("With --sim-exhaustive: states per run before the run fails"),
+    cl::init(2000000), cl::cat(simCategory));
 cl::list<std::string>
     targetList("target",
                cl::desc("GPU targets, overriding the spec's (e.g. sm_90)"),
@@ -424,14 +441,23 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
       interp::SnacSimulateOptions options;
       options.ranks.assign(simRanks.begin(), simRanks.end());
       if (options.ranks.empty())
-        options.ranks = {2, 3, 4, 5, 8};
+        options.ranks = simExhaustive ? SmallVector<int64_t>{2, 3}
+                                      : SmallVector<int64_t>{2, 3, 4, 5, 8};
       options.shapes.assign(simShapes.begin(), simShapes.end());
       if (options.shapes.empty())
-        options.shapes = {"uniform", "zipf", "skew"};
+        options.shapes = simExhaustive
+                             ? SmallVector<std::string>{"uniform"}
+                             : SmallVector<std::string>{"uniform", "zipf",
+                                                        "skew"};
       options.seeds = simSeeds;
-      options.calls = simCalls;
+      options.calls = simExhaustive && !simCalls.getNumOccurrences()
+                          ? 2u
+                          : simCalls.getValue();
       options.chunkBytes = simChunkBytes;
       options.stagingSlots = simStagingSlots;
+      options.exhaustive = simExhaustive;
+      options.budget = simBudget;
+      options.encodings.assign(simEncodings.begin(), simEncodings.end());
       options.report = true;
       pm.addPass(interp::createSnacSimulate(options));
     }

@@ -2,7 +2,8 @@
 //
 // Executes a derived snac schedule for N simulated ranks on the CPU and proves
 // it right: every CTA role group of every rank is an agent, interleaved at
-// random (seeded); data moves with real element types; several calls run back
+// random (seeded) or, in the exhaustive mode, in every order that can matter
+// (partial-order reduction); data moves with real element types; several calls run back
 // to back on the same buffers. It checks
 //   - every output against the collective's definition (collc/Sim/Model.h),
 //     bitwise, with poisoned outputs so an unwritten element fails;
@@ -28,9 +29,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace collc::snac {
 class ScheduleOp;
+class ProgramOp;
 } // namespace collc::snac
 
 namespace collc::interp {
@@ -69,14 +72,39 @@ struct SimOptions {
   /// Chunk size; 0 keeps the schedule's policy. Simulations use small chunks
   /// so small buffers still take many chunks.
   int64_t chunkBytes = 0;
-  /// Staging slots per partition; negative keeps the schedule's policy.
+  /// Staging slots per partition (programs: receive slots); negative keeps
+  /// the schedule's (program's) policy.
   int64_t stagingSlots = -1;
+  /// Programs: the readiness encoding simulated, a COLLC_ENCODING_* value
+  /// (0 flag, 1 ll16, 2 sentinel); negative keeps the program's policy.
+  int encoding = -1;
+  /// Programs: CTAs per rank in the model. Each is an agent that takes
+  /// every `workers`-th unit (flag: warp segment) of every op, so that one
+  /// CTA of a rank can run ahead of another.
+  int workers = 2;
+  /// Inputs made of special values (sim::specialInput) instead of random
+  /// ones.
+  bool specialInputs = false;
+  /// Elements per partition of each call in turn (cycling), overriding
+  /// `count`: "4,0,4" makes the middle call empty.
+  std::vector<int64_t> counts;
+  /// Explore every interleaving (up to partial-order reduction) instead of
+  /// one seeded one; `strategy` is then unused. See runExhaustive in
+  /// Interpreter.cpp for the reduction and why it is sound.
+  bool exhaustive = false;
+  /// Exhaustive mode: the most states visited before the run fails (it
+  /// never stops early and passes).
+  uint64_t stateBudget = 2000000;
 };
 
 struct SimStats {
   uint64_t steps = 0;
   uint64_t actions = 0;
   uint64_t elements = 0;
+  /// Exhaustive mode: states visited and complete interleavings (one per
+  /// Mazurkiewicz trace the reduction keeps) run to the end.
+  uint64_t states = 0;
+  uint64_t traces = 0;
 };
 
 /// The interpreter's element type for an MLIR element type of a collective,
@@ -84,7 +112,8 @@ struct SimStats {
 std::optional<sim::ElemType> elemTypeOf(mlir::Type type);
 
 /// Short description of a run, for messages: "ranks=4 shape=zipf type=bf16
-/// seed=2 strategy=run-to-block".
+/// seed=2 strategy=run-to-block" ("... strategy=exhaustive calls=2 count=16"
+/// for an exhaustive run).
 std::string describe(const SimOptions &options);
 
 /// Simulates `schedule` (whose collective must be a sibling coll.collective).
@@ -92,6 +121,19 @@ std::string describe(const SimOptions &options);
 mlir::LogicalResult simulate(snac::ScheduleOp schedule,
                              const SimOptions &options,
                              SimStats *stats = nullptr);
+
+/// Simulates `program` (SNAC v2: push into receive buffers indexed by
+/// (slot, source), readiness carried by the encoding, slots rotated by the
+/// call counter) for N ranks, and checks outputs bitwise against the
+/// collective's definition (its sibling coll.collective, through collc/Sim),
+/// that every accepted unit is of the current call and from the right
+/// source, that no unit is overwritten before its consumer accepted it (the
+/// reuse proof of the slots), that a later call's packet is a sequence
+/// error, and progress. Emits an error at the offending op and fails on the
+/// first problem found.
+mlir::LogicalResult simulateProgram(snac::ProgramOp program,
+                                    const SimOptions &options,
+                                    SimStats *stats = nullptr);
 
 } // namespace collc::interp
 

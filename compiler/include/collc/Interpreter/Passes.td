@@ -17,6 +17,20 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
     slots between the
     schedule's policy and a ring of two (unless `staging-slots` is set).
     A problem is an error at the op that caused it.
+
+    With `exhaustive`, each schedule instead runs in every interleaving up to
+    partial-order reduction (persistent and sleep sets, see Interpreter.cpp)
+    for every world size in `ranks` (default 2 and 3), with 1 and 2 chunks
+    per partition (`count` is then derived from `chunk-bytes`), each shape,
+    and staging slots 1 and 2 (or `staging-slots` when set to a count), `calls`
+    calls each; a run that visits more than `budget` states fails.
+
+    Every snac.program runs the same way (world sizes x shapes x seeds, or
+    exhaustively), once per encoding in `encodings` (default: the policy's),
+    with `workers` CTAs per rank, random and special inputs alternating by
+    seed (`inputs`), and receive slots from `staging-slots` when it is a
+    count. In the exhaustive mode its calls carry one unit and `workers + 1`
+    units per partition.
   }];
   let options = [
     ListOption<"ranks", "ranks", "int64_t", "World sizes to simulate">,
@@ -32,7 +46,22 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
     Option<"count", "count", "int64_t", /*default=*/"-1",
            "Elements per partition (-1: random per call)">,
     Option<"report", "report", "bool", /*default=*/"false",
-           "Print one summary line per schedule to stdout">
+           "Print one summary line per schedule to stdout">,
+    Option<"exhaustive", "exhaustive", "bool", /*default=*/"false",
+           "Explore every interleaving (partial-order reduced) instead of "
+           "seeded ones">,
+    Option<"budget", "budget", "uint64_t", /*default=*/"2000000",
+           "Exhaustive mode: states per run before it fails">,
+    ListOption<"encodings", "encodings", "std::string",
+               "Programs: encodings to force (flag, ll16, sentinel; default: "
+               "the policy's)">,
+    Option<"workers", "workers", "int", /*default=*/"2",
+           "Programs: CTAs per rank in the model">,
+    Option<"inputs", "inputs", "std::string", /*default=*/"\"mixed\"",
+           "Input data: random, special or mixed (alternating by seed)">,
+    ListOption<"counts", "counts", "int64_t",
+               "Elements per partition of each call in turn (overrides "
+               "count)">
   ];
 }
 

@@ -61,6 +61,12 @@ uint32_t fromDouble(ElemType type, double value);
 /// Output buffers are pre-filled with it so that an element nobody wrote is
 /// visible; randomInput() never produces it, so it cannot be mistaken for data.
 uint32_t poisonBits(ElemType type);
+/// The positive quiet NaN of the type (sign 0, exponent all ones, the top
+/// mantissa bit set; e4m3fn's only positive NaN, 0x7F): what a sentinel
+/// encoding publishes in place of a value whose bits are all ones.
+uint32_t canonicalNaN(ElemType type);
+/// Whether `bits` is a NaN of the type.
+bool isNaN(ElemType type, uint32_t bits);
 
 enum class RedOp { Sum, Max, Min, Avg };
 
@@ -214,6 +220,19 @@ BufferGeometry outputGeometry(const Collective &coll, const CallArgs &args,
 std::vector<uint32_t> randomInput(const Collective &coll, ElemType type,
                                   int64_t elements, uint64_t seed, int rank);
 
+/// Like randomInput, but made of the values a datapath gets wrong: the
+/// all-ones pattern (poisonBits, the sentinel), -0.0, NaNs with payloads of
+/// both signs, infinities (where the type has them), subnormals and the
+/// largest finite values, among ordinary ones. Deterministic in (seed,
+/// rank). For a reduction the class of an element is drawn from (seed,
+/// element) and shared by every rank, so that the FP32 accumulation in rank
+/// order and the double reference still agree after the final rounding:
+/// small integers; subnormals and signed zeros only (their sums are exact in
+/// FP32); small integers and infinities (inf - inf is NaN either way); small
+/// integers with NaNs or the all-ones pattern at some ranks (NaN either
+/// way). For avg every rank contributes the same value at an element.
+std::vector<uint32_t> specialInput(const Collective &coll, ElemType type,
+                                   int64_t elements, uint64_t seed, int rank);
 /// The collective's definition (Purlin 3.1, A.1), computed from the layouts,
 /// never from a schedule. Per part, at consumer r:
 ///  - out packed: reduce -> elementwise op over the producers' input

@@ -1,7 +1,11 @@
 //===- TestInjectFault.cpp - break a schedule on purpose --------*- C++ -*-===//
 //
 // Test only. Each fault is one mistake a hand-written orchestration makes;
-// the reference interpreter must catch each and say where.
+// the reference interpreter must catch each and say where. A program's
+// faults are mistakes of the code a put or take becomes (the IR cannot
+// spell them: the verifiers refuse one slot or an epoch not from
+// snac.epoch), so they are a `snac.test_fault` attribute that only the
+// interpreter reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,23 +45,57 @@ struct SnacTestInjectFaultPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (fault != "missing-await" && fault != "wrong-notify-target" &&
-        fault != "early-slot-reuse" && fault != "wrong-reduce-source") {
+    bool programFault =
+        fault == "sentinel-not-canonicalized" ||
+        fault == "program-early-slot-reuse" ||
+        fault == "wrong-sequence-next" || fault == "wrong-sequence-previous" ||
+        fault == "padding-dropped";
+    if (!programFault && fault != "missing-await" &&
+        fault != "wrong-notify-target" && fault != "early-slot-reuse" &&
+        fault != "wrong-reduce-source") {
       getOperation().emitError()
           << "unknown fault '" << fault
           << "'; expected missing-await, wrong-notify-target, "
-             "early-slot-reuse or wrong-reduce-source";
+             "early-slot-reuse, wrong-reduce-source, "
+             "sentinel-not-canonicalized, program-early-slot-reuse, "
+             "wrong-sequence-next, wrong-sequence-previous or "
+             "padding-dropped";
       return signalPassFailure();
     }
     // Schedules the fault does not apply to (no reduce, say) stay intact.
     bool injected = false;
-    for (auto schedule : getOperation().getOps<ScheduleOp>())
-      injected |= inject(schedule);
+    if (programFault) {
+      for (auto program : getOperation().getOps<ProgramOp>())
+        injected |= injectProgram(program);
+    } else {
+      for (auto schedule : getOperation().getOps<ScheduleOp>())
+        injected |= inject(schedule);
+    }
     if (!injected) {
       getOperation().emitError()
           << "no schedule has a place to inject fault '" << fault << "'";
       return signalPassFailure();
     }
+  }
+
+  /// Marks the ops of `program` the fault changes; false if none.
+  bool injectProgram(ProgramOp program) {
+    auto mark = [&](Operation *op) {
+      op->setAttr("snac.test_fault", StringAttr::get(op->getContext(), fault));
+    };
+    if (fault == "program-early-slot-reuse") {
+      mark(program);
+      return true;
+    }
+    bool any = false;
+    program.walk([&](Operation *op) {
+      bool take = isa<TakeOp, ReduceTakeOp>(op);
+      if (isa<PutOp>(op) || (take && fault == "padding-dropped")) {
+        mark(op);
+        any = true;
+      }
+    });
+    return any;
   }
 
   /// Returns false when the schedule has no op the fault applies to.

@@ -20,11 +20,24 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
       role (a staging slot rewritten before it was consumed);
     - `wrong-reduce-source`: a reduce reads partition q+1 (mod n) instead of
       q (a read of data no awaited event published).
+
+    and into every `snac.program`, as a `snac.test_fault` attribute that only
+    the interpreter reads (the verifiers refuse the IR these would need):
+
+    - `sentinel-not-canonicalized`: puts publish an all-ones value as is;
+    - `program-early-slot-reuse`: slot = epoch mod 1 (a slot reused by the
+      very next call);
+    - `wrong-sequence-next` / `wrong-sequence-previous`: puts tag their
+      packets and ready words with epoch + 1 / epoch - 1;
+    - `padding-dropped`: an empty put publishes nothing and an empty take
+      waits for nothing.
   }];
   let options = [
     Option<"fault", "fault", "std::string", /*default=*/"\"\"",
            "missing-await | wrong-notify-target | early-slot-reuse | "
-           "wrong-reduce-source">
+           "wrong-reduce-source | sentinel-not-canonicalized | "
+           "program-early-slot-reuse | wrong-sequence-next | "
+           "wrong-sequence-previous | padding-dropped">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -1,0 +1,1192 @@
+//===- ProgramInterpreter.cpp - reference interpreter for programs -------===//
+//
+// Executes a snac.program (SNAC v2) for N simulated ranks. Each rank runs
+// `workers` CTAs, each an agent; the work of every op is split over them the
+// way the device splits it over its grid (unit u, or flag segment s, to CTA
+// u mod W), so one CTA of a rank may run ahead of another. A rank's host
+// writes fresh inputs before each call, launches the next call only when
+// every CTA finished the previous one (stream order), and checks the output
+// after it.
+//
+// Receive buffers are modelled unit by unit, as the device sees them plus
+// what only the interpreter knows (who wrote a unit, in which call, and
+// whether its consumer accepted it):
+//   - ll16: 16-byte packets, 8 bytes of payload and the sequence (the
+//     epoch), written atomically; a packet is ready for call e when its
+//     sequence is e, and a later one is a sequence error;
+//   - sentinel: 16-byte units pre-filled with all ones; ready when none of
+//     the expected elements has the all-ones bits; the producer publishes a
+//     value with those bits as the type's positive quiet NaN, the consumer
+//     re-arms (writes all ones back) after reading;
+//   - flag: 16-byte data units and, per warp segment (kSegmentUnits units),
+//     a ready word the producer stores after the segment's data (release);
+//     the consumer awaits the word (acquire, vector clocks) and only then
+//     may read the data: a read the word does not order is a violation.
+// An empty put still publishes one padding unit (a packet, a non-sentinel
+// word, or the ready word), and the consumer waits for it. epoch = call
+// number (the CTA's counter + 1), slot = epoch mod slots.
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/Interpreter/Interpreter.h"
+
+#include "Common.h"
+#include "Search.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <memory>
+#include <random>
+#include <tuple>
+#include <unordered_map>
+
+using namespace mlir;
+using namespace collc;
+using namespace collc::interp;
+using llvm::formatv;
+
+namespace {
+
+enum Encoding { kFlag = 0, kLL16 = 1, kSentinel = 2 };
+const char *encodingName(int e) {
+  return e == kFlag ? "flag" : e == kLL16 ? "ll16" : "sentinel";
+}
+
+/// Data units per flag warp segment in the model (a warp moves 32 x 16
+/// bytes; two units keep simulations small and still split segments).
+constexpr int64_t kSegmentUnits = 2;
+
+using Clock = std::vector<uint32_t>;
+
+struct UnitKey {
+  int owner, slot, source;
+  int64_t unit;
+  bool operator==(const UnitKey &o) const {
+    return owner == o.owner && slot == o.slot && source == o.source &&
+           unit == o.unit;
+  }
+};
+struct UnitKeyHash {
+  size_t operator()(const UnitKey &k) const {
+    return llvm::hash_combine(k.owner, k.slot, k.source, k.unit);
+  }
+};
+using UnitMap = std::unordered_map<UnitKey, struct Unit, UnitKeyHash>;
+
+/// A receive-buffer unit (or, with `isWord`, a flag ready word).
+struct Unit {
+  std::vector<uint32_t> elems; // sentinel: all ones while armed
+  int64_t seq = 0;             // ll16 sequence; flag word value
+  int writer = -1;             // rank; -1: never written
+  int64_t writerEpoch = 0;
+  int writerAgent = -1;
+  uint32_t writeTime = 0;
+  std::shared_ptr<const Clock> clock; // flag word: the release
+  bool accepted = true; // the consumer took the last write
+  bool armed = true;    // sentinel
+  Operation *writeOp = nullptr;
+};
+
+struct PStep {
+  enum Kind { Put, Word, Take, AwaitWord, Read, Rearm } kind;
+  Operation *op;
+  int peer = -1;     // Put, Word: target rank; others: source rank
+  int64_t unit = 0;  // unit (Word, AwaitWord: segment)
+  int64_t count = 0; // elements in this unit (0: padding)
+  int64_t from = 0;  // Put: input offset
+  int64_t to = -1;   // Take, Read: output offset (-1: reduce accumulator)
+  int slot = 0;
+  int64_t epoch = 0, tag = 0;
+  bool canonicalize = true;
+  /// Reduce: the index of this unit in the agent's accumulator, and whether
+  /// this source is the last (then the output is written).
+  int64_t accIndex = -1;
+  bool last = false;
+  sim::RedOp red = sim::RedOp::Sum;
+};
+
+struct Agent {
+  int rank, worker;
+  std::shared_ptr<const std::vector<PStep>> steps;
+  size_t pc = 0;
+  /// Reduce accumulators: contributions in rank order, per element.
+  std::map<int64_t, std::vector<std::vector<uint32_t>>> acc;
+  bool done() const { return !steps || pc >= steps->size(); }
+  const PStep &next() const { return (*steps)[pc]; }
+};
+
+struct BufferInfo {
+  snac::BufferKind kind;
+  bool packed;
+  bool row;
+};
+
+struct Failure {
+  Operation *op = nullptr;
+  std::string message;
+  std::vector<std::pair<Operation *, std::string>> notes;
+};
+
+enum ObjectKind { UnitObj, WordObj, UserObj, LaunchObj };
+
+class ProgramSimulator : public PorSearch {
+public:
+  ProgramSimulator(snac::ProgramOp program, coll::CollectiveOp collective,
+                   const SimOptions &options)
+      : program(program), collective(collective), o(options),
+        model(modelOf(collective)), n(options.worldSize),
+        W(std::max(1, options.workers)), rng(options.seed) {}
+
+  LogicalResult run(SimStats *stats);
+
+private:
+  bool prepare();
+  bool fail(Operation *op, std::string message) {
+    failure = Failure{op ? op : program.getOperation(), std::move(message), {}};
+    return false;
+  }
+  /// Partition j's element count of buffer `b` at rank r in `call`.
+  int64_t sizeOf(const BufferInfo &b, int call, int r, int64_t j) const {
+    const auto &m = sizes[call];
+    int64_t cols = m[0].size();
+    return b.row ? m[r][cols == 1 ? 0 : j] : m[j][cols == 1 ? 0 : r];
+  }
+  int64_t partsOf(const BufferInfo &b) const { return b.packed ? 1 : n; }
+  int64_t offsetOf(const BufferInfo &b, int call, int r, int64_t j) const {
+    int64_t off = 0;
+    for (int64_t i = 0; i < j; ++i)
+      off += sizeOf(b, call, r, i);
+    return off;
+  }
+  int64_t totalOf(const BufferInfo &b, int call, int r) const {
+    return offsetOf(b, call, r, partsOf(b));
+  }
+  std::shared_ptr<const std::vector<PStep>> unrolled(int agent, int call);
+  bool evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
+                 std::vector<PStep> &steps, int rank, int worker, int call);
+  bool bufferOf(Operation *op, FlatSymbolRefAttr ref, snac::BufferKind kind,
+                const BufferInfo *&info);
+  int64_t unitsFor(int64_t count) const {
+    return count == 0 ? 1 : (count + unitElems - 1) / unitElems;
+  }
+
+  // Execution.
+  bool canStepImpl(int id);
+  bool stepImpl(int id);
+  bool stepAgent(Agent &agent);
+  bool stepHost(int rank);
+  bool ready(const Unit &u, const PStep &s) const;
+  bool accept(Agent &agent, const PStep &s, Unit &u, const char *what);
+  std::string who(int agent) const;
+  std::string where(int owner, int slot, int source, int64_t unit,
+                    bool word = false) const;
+  std::string blockedOn(const Agent &agent);
+  bool reportDeadlock();
+  bool checkEnd();
+  int64_t tagOf(const Unit &u) const {
+    return encoding == kSentinel ? (u.armed ? 0 : std::max<int64_t>(1, u.writerEpoch))
+                                 : u.seq;
+  }
+  bool readyFor(int64_t tag, int64_t epoch) const {
+    return encoding == kSentinel ? tag != 0 : tag >= epoch;
+  }
+
+  // PorSearch.
+  int numProcesses() const override { return agents.size() + n; }
+  bool hasNext(int p) const override {
+    return p < static_cast<int>(agents.size())
+               ? !agents[p].done()
+               : !rankFinished[p - agents.size()];
+  }
+  bool canStep(int p) override { return canStepImpl(p); }
+  std::vector<Touch> nextTouches(int p) override;
+  bool coEnabled(const Access &before, int proc,
+                 const Touch &now) const override;
+  bool stepProcess(int p) override { return stepImpl(p); }
+  bool allFinished() const override {
+    return llvm::all_of(rankFinished, [](bool b) { return b; });
+  }
+  bool checkFinal() override { return checkEnd(); }
+  bool deadlock() override { return reportDeadlock(); }
+  bool budgetSpent(uint64_t budget, uint64_t traces) override {
+    return fail(nullptr,
+                formatv("the exhaustive search reached its budget of {0} "
+                        "states after {1} complete interleavings; nothing is "
+                        "proven (raise the budget or shrink the run)",
+                        budget, traces));
+  }
+  struct State {
+    std::vector<Agent> agents;
+    std::vector<Clock> clocks;
+    std::vector<int> rankCall;
+    std::vector<bool> rankFinished;
+    UnitMap units, words;
+    std::vector<std::vector<uint32_t>> outputs;
+    std::vector<std::vector<int>> written;
+  };
+  State save() const {
+    return {agents, clocks, rankCall, rankFinished, units, words, outputs,
+            written};
+  }
+  void restore(const State &s) {
+    agents = s.agents;
+    clocks = s.clocks;
+    rankCall = s.rankCall;
+    rankFinished = s.rankFinished;
+    units = s.units;
+    words = s.words;
+    outputs = s.outputs;
+    written = s.written;
+  }
+  void saveState(size_t depth) override {
+    if (snapshots.size() <= depth)
+      snapshots.resize(depth + 1);
+    snapshots[depth] = save();
+  }
+  void restoreState(size_t depth) override { restore(snapshots[depth]); }
+
+  snac::ProgramOp program;
+  coll::CollectiveOp collective;
+  SimOptions o;
+  sim::Collective model;
+  int n, W;
+  std::mt19937_64 rng;
+  int encoding = kLL16, slots = 2;
+  int64_t elemBytes = 4, unitElems = 1, bandLo = 0, bandHi = 0;
+  bool reduces = false;
+  llvm::StringMap<BufferInfo> buffers;
+  const BufferInfo *input = nullptr, *output = nullptr;
+
+  std::vector<sim::CallArgs> callArgs;
+  std::vector<std::vector<std::vector<int64_t>>> sizes; // [call][rank][col]
+  std::vector<std::vector<std::vector<uint32_t>>> inputs;
+  std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
+  std::map<std::pair<int, int>, std::shared_ptr<const std::vector<PStep>>>
+      unrollCache;
+
+  std::vector<Agent> agents; // [rank * W + worker]
+  std::vector<Clock> clocks; // [agent], then one per host
+  std::vector<int> rankCall;
+  std::vector<bool> rankFinished;
+  UnitMap units, words;
+  std::vector<std::vector<uint32_t>> outputs;
+  std::vector<std::vector<int>> written; // [rank][element]: call, -1
+  std::vector<State> snapshots;
+
+  std::optional<Failure> failure;
+  SimStats statistics;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Setup
+//===----------------------------------------------------------------------===//
+
+bool ProgramSimulator::prepare() {
+  snac::PolicyAttr policy = program.getPolicy();
+  encoding = o.encoding >= 0 ? o.encoding
+                             : static_cast<int>(policy.getEncoding());
+  slots = o.stagingSlots >= 1 ? o.stagingSlots : policy.getSlots();
+  // Test only (snac-test-inject-fault): the slot of the previous call.
+  if (program->hasAttr("snac.test_fault"))
+    slots = 1;
+  bandLo = policy.getBandLo();
+  bandHi = policy.getBandHi();
+  elemBytes = std::max(1u, sim::elemBits(o.type) / 8);
+  unitElems = std::max<int64_t>(1, (encoding == kLL16 ? 8 : 16) / elemBytes);
+  // An output any part reduced (AllReduce's copy carries reduced values).
+  reduces = llvm::any_of(model.parts, [](const sim::Transform &t) {
+    return t.consume == sim::Consume::Reduce;
+  });
+  for (auto b : program.getBody().front().getOps<snac::ProgramBufferOp>()) {
+    buffers[b.getSymName()] = {b.getKind(), b.isPacked(),
+                               b.getSizes() == snac::SizeSide::row};
+  }
+  for (auto &[name, b] : buffers) {
+    if (b.kind == snac::BufferKind::input)
+      input = &b;
+    if (b.kind == snac::BufferKind::output)
+      output = &b;
+  }
+  if (!input || !output)
+    return fail(nullptr, "the program has no input or output buffer");
+  for (const sim::Transform &t : model.parts)
+    if (t.root != sim::Root::None)
+      return fail(nullptr, "rooted collectives have no program (their reuse "
+                           "is not proven by a symmetric exchange)");
+
+  // Calls: sizes within the band (and small), inputs and expected outputs.
+  for (int call = 0; call < o.calls; ++call) {
+    uint64_t callSeed = o.seed * 1000003u + call * 7919u + 17;
+    int64_t perRank = model.parts[0].in == sim::Layout::Packed ? 1 : n;
+    int64_t most = std::max<int64_t>(0, bandHi / (elemBytes * perRank));
+    int64_t count;
+    if (!o.counts.empty())
+      count = o.counts[call % o.counts.size()];
+    else if (o.count >= 0)
+      count = o.count;
+    else {
+      // A few units per CTA and rank's input: enough to split the work,
+      // small enough for 72 ranks.
+      int64_t cap = std::max<int64_t>(1, 3 * W * unitElems / perRank);
+      count = static_cast<int64_t>(rng() % (std::min(cap, most) + 1));
+      if (rng() % 8 == 0u)
+        count = 0;
+    }
+    sim::CallArgs args =
+        sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
+    std::vector<std::vector<int64_t>> m(n);
+    std::vector<std::vector<uint32_t>> in;
+    for (int r = 0; r < n; ++r) {
+      sim::BufferGeometry g = sim::inputGeometry(model, args, 0, r);
+      if (input->packed)
+        m[r] = {g.total};
+      else
+        for (const sim::Partition &p : g.parts)
+          m[r].push_back(p.size);
+      if (!input->packed && static_cast<int>(m[r].size()) != n)
+        return fail(nullptr, "the program's input is scattered but the "
+                             "collective's is packed");
+      int64_t bytes = g.total * elemBytes;
+      if (bytes < bandLo || bytes > bandHi)
+        return fail(nullptr,
+                    formatv("call {0}: rank {1}'s input of {2} bytes is "
+                            "outside the program's band [{3}, {4}]: choose "
+                            "counts within it",
+                            call, r, bytes, bandLo, bandHi));
+      in.push_back(o.specialInputs
+                       ? sim::specialInput(model, o.type, g.total, callSeed, r)
+                       : sim::randomInput(model, o.type, g.total, callSeed, r));
+    }
+    callArgs.push_back(args);
+    sizes.push_back(std::move(m));
+    expected.push_back(sim::reference(model, args, o.type, in));
+    inputs.push_back(std::move(in));
+    for (int r = 0; r < n; ++r) {
+      const auto &want = expected.back()[r];
+      int64_t total = totalOf(*output, call, r);
+      if (want && static_cast<int64_t>(want->size()) != total)
+        return fail(nullptr,
+                    formatv("call {0}: rank {1}'s output holds {2} elements "
+                            "by the program's geometry, {3} by the "
+                            "collective's definition",
+                            call, r, total, want->size()));
+    }
+  }
+
+  agents.clear();
+  for (int r = 0; r < n; ++r)
+    for (int w = 0; w < W; ++w)
+      agents.push_back(Agent{r, w, nullptr, 0, {}});
+  clocks.assign(n * W + n, Clock(n * W + n, 0));
+  rankCall.assign(n, -1);
+  rankFinished.assign(n, false);
+  outputs.assign(n, {});
+  written.assign(n, {});
+  return true;
+}
+
+bool ProgramSimulator::bufferOf(Operation *op, FlatSymbolRefAttr ref,
+                                snac::BufferKind kind,
+                                const BufferInfo *&info) {
+  auto it = buffers.find(ref.getValue());
+  if (it == buffers.end() || it->second.kind != kind)
+    return fail(op, formatv("'{0}' is not a buffer of the expected kind",
+                            ref.getValue()));
+  info = &it->second;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Unrolling: one CTA's steps for one call
+//===----------------------------------------------------------------------===//
+
+bool ProgramSimulator::evalBlock(Block &block,
+                                 llvm::DenseMap<Value, int64_t> &env,
+                                 std::vector<PStep> &steps, int rank,
+                                 int worker, int call) {
+  auto get = [&](Value v) { return env.lookup(v); };
+  int64_t epoch = call + 1;
+  int slot = static_cast<int>(epoch % slots);
+  auto faultOf = [](Operation *op) {
+    auto a = op->getAttrOfType<StringAttr>("snac.test_fault");
+    return a ? a.getValue() : StringRef();
+  };
+  for (Operation &op : block) {
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      env[c.getResult()] = cast<IntegerAttr>(c.getValue()).getInt();
+    } else if (auto add = dyn_cast<arith::AddIOp>(op)) {
+      env[add.getResult()] = get(add.getLhs()) + get(add.getRhs());
+    } else if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+      env[sub.getResult()] = get(sub.getLhs()) - get(sub.getRhs());
+    } else if (auto mul = dyn_cast<arith::MulIOp>(op)) {
+      env[mul.getResult()] = get(mul.getLhs()) * get(mul.getRhs());
+    } else if (auto rem = dyn_cast<arith::RemUIOp>(op)) {
+      if (get(rem.getRhs()) == 0)
+        return fail(&op, "division by zero");
+      env[rem.getResult()] = get(rem.getLhs()) % get(rem.getRhs());
+    } else if (auto div = dyn_cast<arith::DivUIOp>(op)) {
+      if (get(div.getRhs()) == 0)
+        return fail(&op, "division by zero");
+      env[div.getResult()] = get(div.getLhs()) / get(div.getRhs());
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      int64_t lb = get(loop.getLowerBound()), ub = get(loop.getUpperBound()),
+              st = get(loop.getStep());
+      if (st <= 0)
+        return fail(&op, "loop step must be positive");
+      for (int64_t i = lb; i < ub; i += st) {
+        env[loop.getInductionVar()] = i;
+        if (!evalBlock(*loop.getBody(), env, steps, rank, worker, call))
+          return false;
+      }
+    } else if (isa<scf::YieldOp, snac::ProgramBufferOp,
+                   snac::LaunchDependentsOp>(op)) {
+      // The dependent launch lets the next kernel's prologue start; its
+      // griddepcontrol.wait still waits for this grid, which is the stream
+      // order the hosts model.
+      continue;
+    } else if (auto e = dyn_cast<snac::EpochOp>(op)) {
+      env[e.getEpoch()] = epoch;
+    } else if (auto put = dyn_cast<snac::PutOp>(op)) {
+      const BufferInfo *src, *dst;
+      if (!bufferOf(&op, put.getSrcAttr(), snac::BufferKind::input, src) ||
+          !bufferOf(&op, put.getDstAttr(), snac::BufferKind::receive, dst))
+        return false;
+      int64_t part = get(put.getPart());
+      if (part < 0 || part >= partsOf(*src))
+        return fail(&op, formatv("call {0}: rank {1} puts partition {2} of "
+                                 "the input, which has {3}",
+                                 call, rank, part, partsOf(*src)));
+      int64_t count = sizeOf(*src, call, rank, part);
+      int64_t from = offsetOf(*src, call, rank, part);
+      if (count * elemBytes > bandHi)
+        return fail(&op, formatv("call {0}: rank {1} puts {2} bytes into a "
+                                 "receive region of {3} bytes of payload "
+                                 "(the band's hi)",
+                                 call, rank, count * elemBytes, bandHi));
+      SmallVector<int> targets;
+      if (Value t = put.getTarget()) {
+        int64_t target = get(t);
+        if (target < 0 || target >= n)
+          return fail(&op, formatv("call {0}: rank {1} puts to rank {2}, "
+                                   "out of range (world size {3})",
+                                   call, rank, target, n));
+        targets.push_back(target);
+      } else {
+        for (int t = 0; t < n; ++t)
+          targets.push_back(t);
+      }
+      StringRef fault = faultOf(&op);
+      if (fault == "padding-dropped" && count == 0)
+        continue;
+      PStep base{PStep::Put, &op};
+      base.slot = slot;
+      base.epoch = epoch;
+      base.tag = epoch + (fault == "wrong-sequence-next"       ? 1
+                          : fault == "wrong-sequence-previous" ? -1
+                                                               : 0);
+      base.canonicalize = fault != "sentinel-not-canonicalized";
+      int64_t total = unitsFor(count);
+      auto unitStep = [&](int t, int64_t u) {
+        PStep s = base;
+        s.peer = t;
+        s.unit = u;
+        s.count = count == 0 ? 0 : std::min(unitElems, count - u * unitElems);
+        s.from = from + u * unitElems;
+        steps.push_back(s);
+      };
+      if (encoding == kFlag) {
+        int64_t dataUnits = count == 0 ? 0 : total;
+        int64_t segments = std::max<int64_t>(
+            1, (dataUnits + kSegmentUnits - 1) / kSegmentUnits);
+        for (int64_t sg = worker; sg < segments; sg += W)
+          for (int t : targets) {
+            for (int64_t u = sg * kSegmentUnits;
+                 u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
+              unitStep(t, u);
+            PStep w = base;
+            w.kind = PStep::Word;
+            w.peer = t;
+            w.unit = sg;
+            steps.push_back(w);
+          }
+      } else {
+        for (int64_t u = worker; u < total; u += W)
+          for (int t : targets)
+            unitStep(t, u);
+      }
+    } else if (isa<snac::TakeOp, snac::ReduceTakeOp>(op)) {
+      auto take = dyn_cast<snac::TakeOp>(op);
+      auto reduce = dyn_cast<snac::ReduceTakeOp>(op);
+      FlatSymbolRefAttr srcRef = take ? take.getSrcAttr() : reduce.getSrcAttr();
+      FlatSymbolRefAttr dstRef = take ? take.getDstAttr() : reduce.getDstAttr();
+      const BufferInfo *rx, *dst;
+      if (!bufferOf(&op, srcRef, snac::BufferKind::receive, rx) ||
+          !bufferOf(&op, dstRef, snac::BufferKind::output, dst))
+        return false;
+      int64_t part = get(take ? take.getPart() : reduce.getPart());
+      if (part < 0 || part >= partsOf(*dst))
+        return fail(&op, formatv("call {0}: rank {1} takes into partition "
+                                 "{2} of the output, which has {3}",
+                                 call, rank, part, partsOf(*dst)));
+      SmallVector<int> sources;
+      if (take) {
+        int64_t p = get(take.getSource());
+        if (p < 0 || p >= n)
+          return fail(&op, formatv("call {0}: rank {1} takes from rank {2}, "
+                                   "out of range (world size {3})",
+                                   call, rank, p, n));
+        sources.push_back(p);
+      } else {
+        for (int p = 0; p < n; ++p)
+          sources.push_back(p);
+      }
+      // Every source's region holds what the output partition expects.
+      int64_t want = sizeOf(*dst, call, rank, part);
+      int64_t at = offsetOf(*dst, call, rank, part);
+      for (int p : sources) {
+        int64_t has = sizeOf(*rx, call, rank, p);
+        if (has != want)
+          return fail(&op, formatv("call {0}: rank {1} takes {2} elements "
+                                   "from source {3}'s region into output "
+                                   "partition {4} of {5} elements",
+                                   call, rank, has, p, part, want));
+      }
+      if (faultOf(&op) == "padding-dropped" && want == 0)
+        continue;
+      int64_t total = unitsFor(want);
+      PStep base{PStep::Take, &op};
+      base.slot = slot;
+      base.epoch = epoch;
+      if (reduce)
+        base.red = redOpOf(reduce.getOp());
+      auto read = [&](PStep::Kind kind, int p, int64_t u) {
+        PStep s = base;
+        s.kind = kind;
+        s.peer = p;
+        s.unit = u;
+        s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
+        s.to = at + u * unitElems;
+        if (reduce) {
+          s.accIndex = at + u * unitElems;
+          s.last = p == sources.back();
+        }
+        steps.push_back(s);
+        if (encoding == kSentinel) {
+          PStep r = s;
+          r.kind = PStep::Rearm;
+          steps.push_back(r);
+        }
+      };
+      if (encoding == kFlag) {
+        int64_t dataUnits = want == 0 ? 0 : total;
+        int64_t segments = std::max<int64_t>(
+            1, (dataUnits + kSegmentUnits - 1) / kSegmentUnits);
+        for (int64_t sg = worker; sg < segments; sg += W)
+          for (int p : sources) {
+            PStep w = base;
+            w.kind = PStep::AwaitWord;
+            w.peer = p;
+            w.unit = sg;
+            steps.push_back(w);
+            for (int64_t u = sg * kSegmentUnits;
+                 u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
+              read(PStep::Read, p, u);
+          }
+      } else {
+        for (int64_t u = worker; u < total; u += W)
+          for (int p : sources)
+            read(PStep::Take, p, u);
+      }
+    } else {
+      return fail(&op, formatv("the interpreter cannot execute '{0}' in a "
+                               "program",
+                               op.getName().getStringRef()));
+    }
+  }
+  return true;
+}
+
+std::shared_ptr<const std::vector<PStep>>
+ProgramSimulator::unrolled(int id, int call) {
+  auto &cached = unrollCache[{id, call}];
+  if (cached)
+    return cached;
+  auto steps = std::make_shared<std::vector<PStep>>();
+  llvm::DenseMap<Value, int64_t> env;
+  env[program.getRank()] = agents[id].rank;
+  env[program.getWorldSize()] = n;
+  if (!evalBlock(program.getBody().front(), env, *steps, agents[id].rank,
+                 agents[id].worker, call))
+    return nullptr;
+  cached = steps;
+  return cached;
+}
+
+//===----------------------------------------------------------------------===//
+// Messages
+//===----------------------------------------------------------------------===//
+
+std::string ProgramSimulator::who(int id) const {
+  if (id >= static_cast<int>(agents.size()))
+    return formatv("the host of rank {0}", id - agents.size()).str();
+  return formatv("rank {0} CTA {1}", agents[id].rank, agents[id].worker).str();
+}
+
+std::string ProgramSimulator::where(int owner, int slot, int source,
+                                    int64_t unit, bool word) const {
+  return formatv("{0} {1} of rank {2}'s receive region (slot {3}, source {4})",
+                 word ? "the ready word of segment" : "unit", unit, owner,
+                 slot, source)
+      .str();
+}
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+bool ProgramSimulator::ready(const Unit &u, const PStep &s) const {
+  if (encoding == kSentinel) {
+    // Every element the consumer expects (one for padding) is not all ones.
+    int64_t len = std::max<int64_t>(1, s.count);
+    if (static_cast<int64_t>(u.elems.size()) < len)
+      return false;
+    uint32_t ones = sim::poisonBits(o.type);
+    for (int64_t i = 0; i < len; ++i)
+      if (u.elems[i] == ones)
+        return false;
+    return true;
+  }
+  // A packet or word of this call, or of a later one (a sequence error).
+  return u.seq >= s.epoch;
+}
+
+bool ProgramSimulator::canStepImpl(int id) {
+  if (id >= static_cast<int>(agents.size())) {
+    int rank = id - agents.size();
+    if (rankFinished[rank])
+      return false;
+    for (int w = 0; w < W; ++w)
+      if (!agents[rank * W + w].done())
+        return false;
+    return true;
+  }
+  Agent &a = agents[id];
+  if (a.done())
+    return false;
+  const PStep &s = a.next();
+  switch (s.kind) {
+  case PStep::Take: {
+    auto it = units.find({a.rank, s.slot, s.peer, s.unit});
+    return it != units.end() && ready(it->second, s);
+  }
+  case PStep::AwaitWord: {
+    auto it = words.find({a.rank, s.slot, s.peer, s.unit});
+    return it != words.end() && it->second.seq >= s.epoch;
+  }
+  default:
+    return true;
+  }
+}
+
+bool ProgramSimulator::stepImpl(int id) {
+  ++statistics.steps;
+  if (id >= static_cast<int>(agents.size()))
+    return stepHost(id - agents.size());
+  ++statistics.actions;
+  return stepAgent(agents[id]);
+}
+
+/// Checks what the consumer accepts: a unit of its own call, written by the
+/// source its region belongs to, carrying as many elements as it expects.
+bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
+                              const char *what) {
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit); };
+  if (encoding != kSentinel && u.seq > s.epoch)
+    return fail(s.op,
+                formatv("call {0}: {1} {2} {3} and finds a packet of call "
+                        "{4} (sequence {5}) while it runs call {0} (epoch "
+                        "{6}): a later call than its own, the ranks did not "
+                        "issue the same call sequence (a sequence error, "
+                        "COLLC_KERNEL_SEQUENCE)",
+                        call, who(me), what, here(), u.seq - 1, u.seq,
+                        s.epoch));
+  if (u.writer != s.peer || u.writerEpoch != s.epoch)
+    return fail(s.op,
+                formatv("call {0}: {1} accepts {2}, which holds data of call "
+                        "{3} written by {4}, not call {0}'s from rank {5}{6}",
+                        call, who(me), here(), u.writerEpoch - 1,
+                        u.writer < 0 ? std::string("nobody")
+                                     : "rank " + std::to_string(u.writer),
+                        s.peer,
+                        encoding == kSentinel
+                            ? std::string(": a unit not re-armed is taken "
+                                          "for new data")
+                            : std::string()));
+  if (static_cast<int64_t>(u.elems.size()) != std::max<int64_t>(1, s.count))
+    return fail(s.op, formatv("call {0}: {1} expects {2} elements in {3}, "
+                              "which carries {4}",
+                              call, who(me), s.count, here(), u.elems.size()));
+  u.accepted = true;
+  return true;
+}
+
+bool ProgramSimulator::stepAgent(Agent &agent) {
+  const PStep &s = (*agent.steps)[agent.pc++];
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  Clock &mine = clocks[me];
+  ++mine[me];
+  uint32_t ones = sim::poisonBits(o.type);
+  switch (s.kind) {
+  case PStep::Put: {
+    Unit &u = units[{s.peer, s.slot, agent.rank, s.unit}];
+    auto here = [&] { return where(s.peer, s.slot, agent.rank, s.unit); };
+    if (u.writer >= 0 && !u.accepted)
+      return fail(s.op,
+                  formatv("call {0}: {1} overwrites {2} before rank {3} "
+                          "accepted what it held (call {4}'s): the slot is "
+                          "reused while its consumer may still read it",
+                          call, who(me), here(), s.peer, u.writerEpoch - 1));
+    if (encoding == kSentinel && !u.armed)
+      return fail(s.op,
+                  formatv("call {0}: {1} writes {2} before rank {3} re-armed "
+                          "it (call {4}'s): the re-arm can erase this data",
+                          call, who(me), here(), s.peer, u.writerEpoch - 1));
+    const std::vector<uint32_t> &in = inputs[call][agent.rank];
+    if (s.count == 0) {
+      u.elems.assign(1, 0); // padding: a packet, a non-sentinel word
+    } else {
+      u.elems.assign(in.begin() + s.from, in.begin() + s.from + s.count);
+      if (encoding == kSentinel && s.canonicalize)
+        for (uint32_t &b : u.elems)
+          if (b == ones)
+            b = sim::canonicalNaN(o.type);
+    }
+    u.seq = s.tag;
+    u.writer = agent.rank;
+    u.writerEpoch = s.epoch;
+    u.writerAgent = me;
+    u.writeTime = mine[me];
+    u.accepted = false;
+    u.armed = false;
+    u.writeOp = s.op;
+    statistics.elements += s.count;
+    return true;
+  }
+  case PStep::Word: {
+    Unit &w = words[{s.peer, s.slot, agent.rank, s.unit}];
+    if (w.writer >= 0 && !w.accepted)
+      return fail(s.op,
+                  formatv("call {0}: {1} overwrites {2} before rank {3} "
+                          "awaited what it held (call {4}'s)",
+                          call, who(me),
+                          where(s.peer, s.slot, agent.rank, s.unit, true),
+                          s.peer, w.writerEpoch - 1));
+    w.seq = s.tag;
+    w.writer = agent.rank;
+    w.writerEpoch = s.epoch;
+    w.clock = std::make_shared<const Clock>(mine);
+    w.accepted = false;
+    w.writeOp = s.op;
+    return true;
+  }
+  case PStep::AwaitWord: {
+    Unit &w = words[{agent.rank, s.slot, s.peer, s.unit}];
+    auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit, true); };
+    if (w.seq > s.epoch)
+      return fail(s.op,
+                  formatv("call {0}: {1} awaits {2} and finds call {3}'s "
+                          "word (value {4}) while it runs call {0} (epoch "
+                          "{5}): a later call than its own, a sequence error "
+                          "(COLLC_KERNEL_SEQUENCE)",
+                          call, who(me), here(), w.seq - 1, w.seq, s.epoch));
+    if (w.writer != s.peer || w.writerEpoch != s.epoch)
+      return fail(s.op, formatv("call {0}: {1} accepts {2}, written in call "
+                                "{3} by rank {4}",
+                                call, who(me), here(), w.writerEpoch - 1,
+                                w.writer));
+    for (size_t i = 0; i < mine.size(); ++i)
+      mine[i] = std::max(mine[i], (*w.clock)[i]);
+    w.accepted = true;
+    return true;
+  }
+  case PStep::Take:
+  case PStep::Read: {
+    Unit &u = units[{agent.rank, s.slot, s.peer, s.unit}];
+    if (s.kind == PStep::Read) {
+      // Flag: only the ready word orders the data before this read.
+      if (u.writer < 0 || mine[u.writerAgent] < u.writeTime)
+        return fail(s.op,
+                    formatv("call {0}: {1} reads {2} before the ready word "
+                            "that publishes it: no awaited word orders the "
+                            "write (by {3}) before this read",
+                            call, who(me),
+                            where(agent.rank, s.slot, s.peer, s.unit),
+                            u.writer < 0 ? std::string("nobody")
+                                         : who(u.writerAgent)));
+    }
+    if (!accept(agent, s, u, s.kind == PStep::Read ? "reads" : "takes"))
+      return false;
+    if (s.count == 0)
+      return true;
+    std::vector<uint32_t> &out = outputs[agent.rank];
+    std::vector<int> &mark = written[agent.rank];
+    if (s.accIndex < 0) {
+      for (int64_t i = 0; i < s.count; ++i) {
+        if (mark[s.to + i] == call)
+          return fail(s.op, formatv("call {0}: {1} writes output element "
+                                    "{2} a second time",
+                                    call, who(me), s.to + i));
+        out[s.to + i] = u.elems[i];
+        mark[s.to + i] = call;
+      }
+      return true;
+    }
+    // Reduce: contributions in rank order, combined at the last source.
+    auto &acc = agent.acc[s.accIndex];
+    acc.resize(s.count);
+    for (int64_t i = 0; i < s.count; ++i)
+      acc[i].push_back(u.elems[i]);
+    if (!s.last)
+      return true;
+    for (int64_t i = 0; i < s.count; ++i) {
+      if (static_cast<int>(acc[i].size()) != n)
+        return fail(s.op, formatv("call {0}: {1} reduces {2} contributions "
+                                  "for output element {3}, expected {4}",
+                                  call, who(me), acc[i].size(), s.to + i, n));
+      if (mark[s.to + i] == call)
+        return fail(s.op, formatv("call {0}: {1} writes output element {2} "
+                                  "a second time",
+                                  call, who(me), s.to + i));
+      out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
+      mark[s.to + i] = call;
+    }
+    agent.acc.erase(s.accIndex);
+    return true;
+  }
+  case PStep::Rearm: {
+    Unit &u = units[{agent.rank, s.slot, s.peer, s.unit}];
+    u.elems.assign(unitElems, ones);
+    u.armed = true;
+    return true;
+  }
+  }
+  llvm_unreachable("unknown step");
+}
+
+bool ProgramSimulator::stepHost(int rank) {
+  int host = agents.size() + rank;
+  Clock &hc = clocks[host];
+  for (int w = 0; w < W; ++w) {
+    const Clock &c = clocks[rank * W + w];
+    for (size_t i = 0; i < hc.size(); ++i)
+      hc[i] = std::max(hc[i], c[i]);
+  }
+  ++hc[host];
+  int call = rankCall[rank];
+  if (call >= 0) {
+    // The output against the collective's definition: bitwise, except that
+    // a reduced NaN is compared as a NaN (FP32 arithmetic does not keep
+    // payloads) and that the sentinel encoding publishes the all-ones
+    // pattern as the type's positive quiet NaN.
+    const auto &want = expected[call][rank];
+    const std::vector<uint32_t> &got = outputs[rank];
+    uint32_t ones = sim::poisonBits(o.type);
+    for (size_t i = 0; i < got.size(); ++i) {
+      bool wrote = written[rank][i] == call;
+      if (!want) {
+        if (wrote)
+          return fail(nullptr, formatv("call {0}: rank {1} consumes nothing "
+                                       "but its output element {2} was "
+                                       "written",
+                                       call, rank, i));
+        continue;
+      }
+      uint32_t expect = (*want)[i];
+      if (!wrote)
+        return fail(nullptr, formatv("call {0}: rank {1} output element {2} "
+                                     "was never written (expected 0x{3})",
+                                     call, rank, i, llvm::utohexstr(expect)));
+      if (got[i] == expect)
+        continue;
+      if (reduces && sim::isNaN(o.type, expect) && sim::isNaN(o.type, got[i]))
+        continue;
+      if (!reduces && encoding == kSentinel && expect == ones &&
+          got[i] == sim::canonicalNaN(o.type))
+        continue;
+      return fail(nullptr, formatv("call {0}: rank {1} output element {2} is "
+                                   "0x{3}, expected 0x{4}",
+                                   call, rank, i, llvm::utohexstr(got[i]),
+                                   llvm::utohexstr(expect)));
+    }
+  }
+  ++call;
+  rankCall[rank] = call;
+  if (call >= o.calls) {
+    rankFinished[rank] = true;
+    return true;
+  }
+  int64_t total = totalOf(*output, call, rank);
+  outputs[rank].assign(total, sim::poisonBits(o.type));
+  written[rank].assign(total, -1);
+  for (int w = 0; w < W; ++w) {
+    int id = rank * W + w;
+    Clock &c = clocks[id];
+    for (size_t i = 0; i < c.size(); ++i)
+      c[i] = std::max(c[i], hc[i]);
+    agents[id].pc = 0;
+    agents[id].acc.clear();
+    agents[id].steps = unrolled(id, call);
+    if (!agents[id].steps)
+      return false;
+  }
+  return true;
+}
+
+std::string ProgramSimulator::blockedOn(const Agent &agent) {
+  const PStep &s = agent.next();
+  int me = agent.rank * W + agent.worker;
+  std::string line = formatv("{0} (call {1}, epoch {2}) waits for ", who(me),
+                             rankCall[agent.rank], s.epoch)
+                         .str();
+  bool word = s.kind == PStep::AwaitWord;
+  line += where(agent.rank, s.slot, s.peer, s.unit, word);
+  const auto &map = word ? words : units;
+  auto it = map.find({agent.rank, s.slot, s.peer, s.unit});
+  if (it == map.end() || it->second.writer < 0)
+    return line + ": never written";
+  const Unit &u = it->second;
+  if (encoding == kSentinel) {
+    if (u.armed)
+      return line + formatv(": armed (last written in call {0})",
+                            u.writerEpoch - 1)
+                        .str();
+    if (u.writerEpoch == s.epoch)
+      return line + ": written this call with the all-ones bits, which a "
+                    "consumer cannot tell from an armed unit (the value was "
+                    "not canonicalized)";
+    return line;
+  }
+  return line + formatv(": it holds {0} {1}, written by rank {2} in call {3} "
+                        "(epoch {4})",
+                        word ? "value" : "sequence", u.seq, u.writer,
+                        u.writerEpoch - 1, u.writerEpoch)
+                    .str();
+}
+
+bool ProgramSimulator::reportDeadlock() {
+  Failure f;
+  for (Agent &agent : agents) {
+    if (agent.done() || canStepImpl(agent.rank * W + agent.worker))
+      continue;
+    Operation *op = agent.next().op;
+    if (!f.op) {
+      f.op = op;
+      f.message = "deadlock: no rank can make progress; " + blockedOn(agent);
+    } else if (f.notes.size() < 8) {
+      f.notes.push_back({op, blockedOn(agent)});
+    }
+  }
+  if (!f.op)
+    f = Failure{program.getOperation(), "deadlock: no rank can make progress",
+                {}};
+  failure = std::move(f);
+  return false;
+}
+
+bool ProgramSimulator::checkEnd() {
+  for (auto *map : {&units, &words})
+    for (auto &[key, u] : *map)
+      if (u.writer >= 0 && !u.accepted)
+        return fail(u.writeOp,
+                    formatv("rank {0} published {1} in call {2}, and rank {3} "
+                            "never took it",
+                            u.writer,
+                            where(key.owner, key.slot, key.source, key.unit,
+                                  map == &words),
+                            u.writerEpoch - 1, key.owner));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Exhaustive search (see Interpreter.cpp for the argument)
+//===----------------------------------------------------------------------===//
+//
+// Objects: each receive unit and ready word, each rank's user buffers and
+// launch. A write's info is -(the tag it overwrote) - 1, a wait's the epoch
+// it waits for: a wait could not have run before a write that made its unit
+// ready (co-enabled only if the unit was ready already).
+
+std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
+  int na = agents.size();
+  if (id >= na) {
+    int r = id - na;
+    return {{objectId({UserObj, r, 0, 0, 0, 0, 0}), kHost, 0},
+            {objectId({LaunchObj, r, 0, 0, 0, 0, 0}), kWrite, 0}};
+  }
+  const Agent &a = agents[id];
+  const PStep &s = a.next();
+  std::vector<Touch> t{{objectId({LaunchObj, a.rank, 0, 0, 0, 0, 0}), kRead, 0},
+                       {objectId({UserObj, a.rank, 0, 0, 0, 0, 0}), kUser, 0}};
+  auto unitTouch = [&](bool word, int owner, int source, int64_t info) {
+    t.push_back({objectId({word ? WordObj : UnitObj, owner, s.slot, source,
+                           s.unit, 0, 0}),
+                 kWrite, info});
+  };
+  auto writeInfo = [&](bool word, int owner, int source) {
+    const auto &map = word ? words : units;
+    auto it = map.find({owner, s.slot, source, s.unit});
+    int64_t tag = it == map.end() ? 0 : word ? it->second.seq : tagOf(it->second);
+    return -tag - 1;
+  };
+  switch (s.kind) {
+  case PStep::Put:
+    unitTouch(false, s.peer, a.rank, writeInfo(false, s.peer, a.rank));
+    break;
+  case PStep::Word:
+    unitTouch(true, s.peer, a.rank, writeInfo(true, s.peer, a.rank));
+    break;
+  case PStep::Take:
+    unitTouch(false, a.rank, s.peer, s.epoch);
+    break;
+  case PStep::AwaitWord:
+    unitTouch(true, a.rank, s.peer, s.epoch);
+    break;
+  case PStep::Read:
+  case PStep::Rearm:
+    unitTouch(false, a.rank, s.peer, writeInfo(false, a.rank, s.peer));
+    break;
+  }
+  return t;
+}
+
+bool ProgramSimulator::coEnabled(const Access &before, int proc,
+                                 const Touch &now) const {
+  int na = agents.size();
+  auto rankOf = [&](int id) { return id < na ? agents[id].rank : id - na; };
+  if ((before.proc >= na) != (proc >= na) && rankOf(before.proc) == rankOf(proc))
+    return false;
+  int kind = objectKind(now.object);
+  if ((kind == UnitObj || kind == WordObj) && now.info > 0 && before.info < 0) {
+    int64_t tagBefore = -before.info - 1;
+    return kind == WordObj ? tagBefore >= now.info
+                           : readyFor(tagBefore, now.info);
+  }
+  return kind != LaunchObj;
+}
+
+LogicalResult ProgramSimulator::run(SimStats *stats) {
+  auto report = [&]() {
+    InFlightDiagnostic diag =
+        failure->op->emitError()
+        << "simulation of the " << encodingName(encoding)
+        << " program of @" << collective.getSymName() << " (" << describe(o)
+        << " slots=" << slots << ") failed: " << failure->message;
+    for (auto &[op, text] : failure->notes)
+      diag.attachNote(op->getLoc()) << text;
+    return mlir::failure();
+  };
+  if (!prepare())
+    return report();
+  int total = agents.size() + n;
+  if (o.exhaustive) {
+    for (int id = 0; id < static_cast<int>(agents.size()); ++id)
+      for (int call = 0; call < o.calls; ++call)
+        if (!unrolled(id, call))
+          return report();
+    bool ok = searchAll(o.stateBudget);
+    statistics.states = states;
+    statistics.traces = traces;
+    if (!ok)
+      return report();
+  } else {
+    int current = -1;
+    std::vector<int> candidates;
+    while (!allFinished()) {
+      int chosen = -1;
+      if (o.strategy == Strategy::RunToBlock && current >= 0 &&
+          canStepImpl(current))
+        chosen = current;
+      auto rankOf = [&](int id) {
+        return id < static_cast<int>(agents.size()) ? agents[id].rank
+                                                    : id - static_cast<int>(agents.size());
+      };
+      if (chosen < 0 && o.strategy == Strategy::RoundRobin) {
+        for (int i = 1; i <= total && chosen < 0; ++i)
+          if (canStepImpl((current + i + total) % total))
+            chosen = (current + i + total) % total;
+      } else if (chosen < 0 && o.strategy == Strategy::ConsumersFirst &&
+                 rng() % 4 != 0) {
+        for (int r = n - 1; r >= 0 && chosen < 0; --r)
+          for (int id = 0; id < total && chosen < 0; ++id)
+            if (rankOf(id) == r && canStepImpl(id))
+              chosen = id;
+      } else if (chosen < 0 && o.strategy == Strategy::StarveRank) {
+        int victim = static_cast<int>(o.seed % n);
+        std::vector<int> others;
+        for (int id = 0; id < total; ++id)
+          if (rankOf(id) != victim && canStepImpl(id))
+            others.push_back(id);
+        if (!others.empty())
+          chosen = others[rng() % others.size()];
+      }
+      if (chosen < 0) {
+        candidates.resize(total);
+        for (int i = 0; i < total; ++i)
+          candidates[i] = i;
+        while (chosen < 0 && !candidates.empty()) {
+          size_t i = rng() % candidates.size();
+          if (canStepImpl(candidates[i]))
+            chosen = candidates[i];
+          else {
+            candidates[i] = candidates.back();
+            candidates.pop_back();
+          }
+        }
+      }
+      if (chosen < 0)
+        return reportDeadlock(), report();
+      current = chosen;
+      if (!stepImpl(chosen))
+        return report();
+    }
+    if (!checkEnd())
+      return report();
+  }
+  if (stats) {
+    stats->steps += statistics.steps;
+    stats->actions += statistics.actions;
+    stats->elements += statistics.elements;
+    stats->states += statistics.states;
+    stats->traces += statistics.traces;
+  }
+  return success();
+}
+
+LogicalResult interp::simulateProgram(snac::ProgramOp program,
+                                      const SimOptions &options,
+                                      SimStats *stats) {
+  auto module = program->getParentOfType<ModuleOp>();
+  auto collective =
+      module ? module.lookupSymbol<coll::CollectiveOp>(program.getCollective())
+             : coll::CollectiveOp();
+  if (!collective)
+    return program.emitError()
+           << "no coll.collective named @" << program.getCollective()
+           << " next to this program (the oracle's definition)";
+  if (options.worldSize < 1 || options.calls < 1)
+    return program.emitError() << "simulation needs at least one rank and "
+                                  "one call";
+  return ProgramSimulator(program, collective, options).run(stats);
+}
