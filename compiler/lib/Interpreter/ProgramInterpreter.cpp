@@ -41,6 +41,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <climits>
 #include <map>
 #include <memory>
 #include <random>
@@ -125,7 +126,8 @@ struct Agent {
 struct BufferInfo {
   snac::BufferKind kind;
   bool packed;
-  bool row;
+  /// For its geometry (getSizeEntry: the one home of that rule).
+  mutable snac::ProgramBufferOp op;
 };
 
 struct Failure {
@@ -154,9 +156,8 @@ private:
   }
   /// Partition j's element count of buffer `b` at rank r in `call`.
   int64_t sizeOf(const BufferInfo &b, int call, int r, int64_t j) const {
-    const auto &m = sizes[call];
-    int64_t cols = m[0].size();
-    return b.row ? m[r][cols == 1 ? 0 : j] : m[j][cols == 1 ? 0 : r];
+    auto [p, k] = b.op.getSizeEntry<int64_t>(r, j, 0);
+    return sizes[call][p][k];
   }
   int64_t partsOf(const BufferInfo &b) const { return b.packed ? 1 : n; }
   int64_t offsetOf(const BufferInfo &b, int call, int r, int64_t j) const {
@@ -307,8 +308,7 @@ bool ProgramSimulator::prepare() {
     return t.consume == sim::Consume::Reduce;
   });
   for (auto b : program.getBody().front().getOps<snac::ProgramBufferOp>()) {
-    buffers[b.getSymName()] = {b.getKind(), b.isPacked(),
-                               b.getSizes() == snac::SizeSide::row};
+    buffers[b.getSymName()] = {b.getKind(), b.isPacked(), b};
   }
   for (auto &[name, b] : buffers) {
     if (b.kind == snac::BufferKind::input)
@@ -343,6 +343,19 @@ bool ProgramSimulator::prepare() {
     }
     sim::CallArgs args =
         sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
+    // Random sizes: the least input must reach the band's lo (a call below
+    // it runs another kernel), so grow the count until it does.
+    for (int attempt = 0; o.counts.empty() && o.count < 0 && bandLo > 0 &&
+                          attempt < 16;
+         ++attempt) {
+      int64_t least = INT64_MAX;
+      for (int r = 0; r < n; ++r)
+        least = std::min(least, sim::inputGeometry(model, args, 0, r).total);
+      if (least * elemBytes >= bandLo)
+        break;
+      count = std::max<int64_t>(1, count * 2);
+      args = sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
+    }
     std::vector<std::vector<int64_t>> m(n);
     std::vector<std::vector<uint32_t>> in;
     for (int r = 0; r < n; ++r) {

@@ -3,8 +3,6 @@
 #include "Search.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 using namespace collc::interp;
 
@@ -104,8 +102,6 @@ void PorSearch::addBacktrackPoints() {
             it->index <= cp[it->proc] || !coEnabled(*it, p, t))
           continue;
         latest = it->index;
-        if (getenv("COLLC_POR_DEBUG"))
-          fprintf(stderr, "race: pending p%d obj %d kind %d mode %d info %lld vs step %d p%d mode %d info %lld\n", p, t.object, objectKind(t.object), t.mode, (long long)t.info, it->index, it->proc, it->mode, (long long)it->info);
         break;
       }
     }

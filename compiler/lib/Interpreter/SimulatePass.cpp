@@ -2,6 +2,7 @@
 
 #include "collc/Interpreter/Interpreter.h"
 #include "collc/Interpreter/Passes.h"
+#include "collc/Interpreter/Verify.h"
 
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
@@ -203,9 +204,15 @@ struct SnacSimulatePass
     }
     if (encodingList.empty())
       encodingList.push_back(-1);
-    for (auto program : module.getOps<snac::ProgramOp>())
+    for (auto program : module.getOps<snac::ProgramOp>()) {
+      if (gate) {
+        if (failed(verifyProgram(program, report ? &llvm::outs() : nullptr)))
+          return signalPassFailure();
+        continue;
+      }
       if (failed(runProgram(module, program, encodingList, shapeList)))
         return signalPassFailure();
+    }
 
     for (auto schedule : module.getOps<snac::ScheduleOp>()) {
       auto collective =

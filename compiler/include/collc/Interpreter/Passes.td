@@ -59,6 +59,9 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
            "Programs: CTAs per rank in the model">,
     Option<"inputs", "inputs", "std::string", /*default=*/"\"mixed\"",
            "Input data: random, special or mixed (alternating by seed)">,
+    Option<"gate", "gate", "bool", /*default=*/"false",
+           "Programs: run verifyProgram (the emission gate of "
+           "collc/Interpreter/Verify.h) on each instead">,
     ListOption<"counts", "counts", "int64_t",
                "Elements per partition of each call in turn (overrides "
                "count)">

@@ -20,6 +20,10 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
+namespace collc::snac {
+class ProgramOp;
+} // namespace collc::snac
+
 namespace collc::interp {
 
 /// What verifyBeforeEmit did, per schedule.
@@ -42,6 +46,17 @@ struct VerifyStats {
 mlir::LogicalResult verifyBeforeEmit(mlir::ModuleOp module,
                                      llvm::raw_ostream *report = nullptr,
                                      VerifyStats *stats = nullptr);
+
+/// The gate for one snac.program (SNAC v2) about to become a kernel: it runs
+/// in the interpreter with the encoding it will be emitted with, at 2, 3 and
+/// 5 ranks, every interleaving strategy, random and special inputs, uniform
+/// and skewed sizes, three calls with the middle one empty (padding units),
+/// and exhaustively at 2 ranks, two calls. A program that fails is an error
+/// at its collective (the spec's file:line:col) with the interpreter's first
+/// finding attached as a note. With `report`, one line when it passes.
+mlir::LogicalResult verifyProgram(snac::ProgramOp program,
+                                  llvm::raw_ostream *report = nullptr,
+                                  VerifyStats *stats = nullptr);
 
 } // namespace collc::interp
 

@@ -1,0 +1,123 @@
+//===- VerifyProgram.cpp - prove a program before emitting it -------------===//
+//
+// Small worlds find what large ones do (a slot reused early needs two ranks,
+// a wrong source three); an empty call in the middle makes every pair
+// exchange padding units only, which is where a dropped padding unit breaks
+// the reuse argument; the exhaustive run covers every order at two ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/Interpreter/Verify.h"
+
+#include "collc/Interpreter/Interpreter.h"
+
+#include "collc/Dialect/Coll/IR/CollOps.h"
+#include "collc/Dialect/Snac/IR/SnacOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace collc;
+using namespace collc::interp;
+
+LogicalResult interp::verifyProgram(snac::ProgramOp program,
+                                    raw_ostream *report, VerifyStats *stats) {
+  auto module = program->getParentOfType<ModuleOp>();
+  auto collective =
+      module ? module.lookupSymbol<coll::CollectiveOp>(program.getCollective())
+             : coll::CollectiveOp();
+  if (!collective)
+    return program.emitError()
+           << "no coll.collective named @" << program.getCollective()
+           << " next to this program";
+  std::vector<sim::ElemType> types;
+  for (Attribute t : collective.getElementTypes())
+    if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
+      types.push_back(*e);
+  if (types.empty())
+    types.push_back(sim::ElemType::F32);
+
+  auto start = std::chrono::steady_clock::now();
+  std::vector<SimOptions> runs;
+  unsigned index = 0;
+  for (int n : {2, 3, 5})
+    for (int strategy = 0; strategy < kNumStrategies; ++strategy) {
+      SimOptions o;
+      o.worldSize = n;
+      o.seed = 1 + index + 100 * n;
+      o.shape = index % 2 ? sim::Shape::Skew : sim::Shape::Uniform;
+      o.type = types[index % types.size()];
+      o.strategy = static_cast<Strategy>(strategy);
+      o.specialInputs = index % 2 == 0;
+      o.calls = 3;
+      if (strategy == 0 && program.getPolicy().getBandLo() == 0)
+        o.counts = {5, 0, 5};
+      runs.push_back(o);
+      ++index;
+    }
+  for (sim::Shape shape : {sim::Shape::Uniform, sim::Shape::Skew}) {
+    SimOptions o;
+    o.worldSize = 2;
+    o.shape = shape;
+    o.type = types[index++ % types.size()];
+    o.exhaustive = true;
+    o.calls = 2;
+    o.count = program.getPolicy().getBandLo() == 0 ? 5 : -1;
+    o.specialInputs = true;
+    runs.push_back(o);
+  }
+
+  struct Finding {
+    Location loc;
+    std::string message;
+    std::vector<std::pair<Location, std::string>> notes;
+  };
+  for (const SimOptions &o : runs) {
+    std::optional<Finding> finding;
+    {
+      ScopedDiagnosticHandler capture(
+          program.getContext(), [&](Diagnostic &diag) {
+            if (diag.getSeverity() != DiagnosticSeverity::Error || finding)
+              return success();
+            finding = Finding{diag.getLocation(), diag.str(), {}};
+            for (Diagnostic &note : diag.getNotes())
+              finding->notes.push_back({note.getLocation(), note.str()});
+            return success();
+          });
+      if (succeeded(simulateProgram(program, o)))
+        continue;
+    }
+    InFlightDiagnostic error =
+        collective.emitError()
+        << "refusing to emit the " << stringifyEncoding(program.getEncoding())
+        << " program of @" << collective.getSymName()
+        << ": it fails verification in the reference interpreter ("
+        << describe(o) << "); this is a collc bug, please report it with "
+                          "this spec";
+    if (finding) {
+      error.attachNote(finding->loc) << finding->message;
+      for (auto &[loc, text] : finding->notes)
+        error.attachNote(loc) << text;
+    }
+    return failure();
+  }
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  if (stats) {
+    ++stats->schedules;
+    stats->runs += runs.size();
+    stats->seconds += seconds;
+  }
+  if (report)
+    *report << llvm::formatv("verified the {0} program of @{1}: {2} "
+                             "simulations in {3:F1} ms\n",
+                             stringifyEncoding(program.getEncoding()),
+                             collective.getSymName(), runs.size(),
+                             seconds * 1e3);
+  return success();
+}
