@@ -352,13 +352,20 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
                << "); the CUDA backend needs one per collective, variant "
                   "and encoding";
       // Parameters by value: the params, N peer pointers, the size vector.
+      // A world size where they do not fit gets no program kernel; the
+      // runtime then runs the v1 kernel, whose parameters are smaller.
       const long long paramBytes = (long long)sizeof(collcProgramParams) +
-                                   8ll * n + 8ll * collcSizeVectorWords((int)n);
-      if (paramBytes > COLLC_KERNEL_PARAM_LIMIT)
-        return program.emitError()
-               << "at " << n << " ranks the program's parameters take "
-               << paramBytes << " bytes (24 bytes a rank), more than the "
-               << COLLC_KERNEL_PARAM_LIMIT << "-byte launch limit";
+                                   8ll * n +
+                                   8ll * collcSizeVectorWords((int)n);
+      if (paramBytes > COLLC_KERNEL_PARAM_LIMIT) {
+        program.emitWarning()
+            << "no program kernel at " << n << " ranks: its parameters would "
+            << "take " << paramBytes << " bytes (24 bytes a rank), more than "
+            << "the " << COLLC_KERNEL_PARAM_LIMIT
+            << "-byte launch limit; calls at " << n
+            << " ranks run the v1 kernel";
+        continue;
+      }
       emitKernel(name, *elem, n);
       if (!kernels)
         continue;
