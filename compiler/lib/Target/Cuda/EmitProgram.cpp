@@ -128,19 +128,13 @@ std::string ProgramEmitter::partition(snac::ProgramBufferOp buffer,
       .str();
 }
 
-/// The elements of partition `part` of `buffer` at this rank, from the
-/// buffer's geometry: its row of the size matrix holds what this rank
-/// contributes, its column what every rank contributes to it; a packed
-/// input's matrix has one column (index 0).
+/// The elements of partition `part` of `buffer` at this rank: the entry of
+/// the size matrix the buffer's geometry names (getSizeEntry, shared with
+/// the interpreter).
 std::string ProgramEmitter::count(snac::ProgramBufferOp buffer, Value part) {
-  const bool packedInput = input.isPacked();
-  std::string j = value(part);
-  if (buffer.getSizes() == snac::SizeSide::row)
-    return formatv("g.count(/*producer=*/g.rank(), /*part=*/{0})",
-                   packedInput ? "0" : j)
-        .str();
-  return formatv("g.count(/*producer=*/{0}, /*part=*/{1})", j,
-                 packedInput ? "0" : "g.rank()")
+  auto [producer, index] =
+      buffer.getSizeEntry<std::string>("g.rank()", value(part), "0");
+  return formatv("g.count(/*producer=*/{0}, /*part=*/{1})", producer, index)
       .str();
 }
 
@@ -307,7 +301,7 @@ void ProgramEmitter::emitKernel(const std::string &name,
                 policy.getSlots(), regionBytes(policy));
   os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}> g(p, rx, "
                 "sizes);\n",
-                input.isPacked() ? "true" : "false",
+                program.isInputPacked() ? "true" : "false",
                 policy.getGrain() / unitBytes(policy.getEncoding()));
   emitBlock(program.getBody().front(), 1);
   os << "  g.finish(e);\n}\n\n";
@@ -389,7 +383,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
       p.bandHi = policy.getBandHi();
       p.slots = policy.getSlots();
       p.regionBytes = regionBytes(policy);
-      p.inputPacked = input.isPacked();
+      p.inputPacked = program.isInputPacked();
       info.program = p;
       kernels->push_back(std::move(info));
     }
