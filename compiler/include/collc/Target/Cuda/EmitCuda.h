@@ -6,6 +6,7 @@
 // world size, chunk size, slots), run-time arguments for buffers, sizes,
 // rank, root and epochs (collc/device/snac/abi.h). The datapath is the Atom
 // (collc/device/atom.cuh); the schedule support is collc/device/snac.
+// The snac.programs (SNAC v2) of the module follow (EmitProgram.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,9 +87,9 @@ struct KernelInfo {
   std::optional<ProgramInfo> program;
 };
 
-/// Emits the CUDA source of every schedule in `module` for `target` into
-/// `os`, and appends a KernelInfo per kernel. Errors are emitted at the
-/// offending op.
+/// Emits the CUDA source of every schedule and program in `module` for
+/// `target` into `os`, and appends a KernelInfo per kernel. Errors are
+/// emitted at the offending op.
 mlir::LogicalResult emitCuda(mlir::ModuleOp module, const Target &target,
                              llvm::raw_ostream &os,
                              std::vector<KernelInfo> *kernels = nullptr);
