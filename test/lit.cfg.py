@@ -36,6 +36,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [
     ToolSubst("collc", unresolved="fatal"),
     ToolSubst("collc-opt", unresolved="fatal"),
+    ToolSubst("collc-translate", unresolved="fatal"),
     ToolSubst("collc-unit-tests", unresolved="fatal"),
     ToolSubst("collc-sim-model-tests", unresolved="fatal"),
     ToolSubst("collc-runtime-unittests", unresolved="fatal"),

@@ -3,7 +3,10 @@
 
 - every collective x element type x world size has a kernel on every target;
 - every PTX image assembles with `ptxas -arch=<its target>`;
-- with --no-spills TARGET: no kernel of that target spills registers.
+- with --no-spills TARGET: no kernel of that target spills registers;
+- with --programs N: N program kernels (SNAC v2), each with a receive
+  buffer whose size follows from its policy by the formulas of
+  docs/module-format.md, recomputed here (not read from collc).
 Prints one line per check; exits non-zero on the first failure.
 """
 import argparse
@@ -19,6 +22,7 @@ def main():
     ap.add_argument("module")
     ap.add_argument("--ptxas", required=True)
     ap.add_argument("--no-spills", action="append", default=[])
+    ap.add_argument("--programs", type=int)
     args = ap.parse_args()
     with open(args.module) as f:
         m = json.load(f)
@@ -50,6 +54,9 @@ def main():
             sys.exit(f"ptxas -arch={image['target']} rejected the PTX:\n{r.stderr}")
         print(f"ptxas -arch={image['target']}: ok")
 
+    if args.programs is not None:
+        check_programs(m, args.programs)
+
     for target in args.no_spills:
         kernels = [k for k in m["kernels"] if k["target"] == target]
         if not kernels:
@@ -61,6 +68,47 @@ def main():
         worst = max(k["resources"]["registers"] for k in kernels)
         print(f"spills on {target}: none in {len(kernels)} kernels "
               f"(most registers: {worst})")
+
+
+def round16(n):
+    return (n + 15) // 16 * 16
+
+
+def check_programs(m, expected):
+    """The program kernels: their count, and each one's receive buffer."""
+    programs = [k for k in m["kernels"] if "program" in k]
+    if len(programs) != expected:
+        sys.exit(f"{len(programs)} program kernels, expected {expected}")
+    if programs and m.get("program_abi_version") != 1:
+        sys.exit("program kernels without program_abi_version 1")
+    encodings = set()
+    for k in programs:
+        p = k["program"]
+        lo, hi = p["band"]
+        payload = round16(max(hi, 16))
+        if p["encoding"] == "ll16":
+            region = 2 * payload  # a 16-byte packet carries 8 bytes
+        elif p["encoding"] == "flag":
+            region = payload + round16(k["grid"] * k["threads"] // 32 * 8)
+        else:
+            region = payload
+        want = {"region_bytes": region,
+                "rx_bytes": p["slots"] * k["world_size"] * region,
+                "rx_fill": 255 if p["encoding"] == "sentinel" else 0,
+                "counter_words": k["grid"]}
+        for field, value in want.items():
+            if p[field] != value:
+                sys.exit(f"{k['name']} on {k['target']}: {field} is "
+                         f"{p[field]}, expected {value}")
+        if "workspace" in k or not 0 <= lo <= hi or p["slots"] < 2:
+            sys.exit(f"{k['name']} on {k['target']}: bad program {p}")
+        name = (f"collc_{k['collective']}__{p['variant']}_{p['encoding']}_"
+                f"{k['element_type']}_n{k['world_size']}")
+        if k["name"] != name:
+            sys.exit(f"program kernel {k['name']}, expected {name}")
+        encodings.add(p["encoding"])
+    print(f"programs: {len(programs)} kernels ({', '.join(sorted(encodings))}),"
+          " receive buffers as the policy says")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ struct VerifyStats {
 /// reports an error at its collective (the spec's file:line:col) with the
 /// interpreter's first finding attached as a note; it fails if any did. With
 /// `report`, it prints one line per schedule that passed (runs and time).
+/// Every snac.program goes through verifyProgram (below) the same way, then
+/// through every interleaving at 2 ranks of three calls with the middle one
+/// empty (where a missing padding unit breaks slot reuse).
 mlir::LogicalResult verifyBeforeEmit(mlir::ModuleOp module,
                                      llvm::raw_ostream *report = nullptr,
                                      VerifyStats *stats = nullptr);

@@ -7,6 +7,7 @@
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/SHA256.h"
 
@@ -48,6 +49,26 @@ static json policyJson(DictionaryAttr dict) {
   return j;
 }
 
+/// COLLC_ENCODING_* of a manifest encoding name; -1 for an unknown one.
+static int programEncoding(llvm::StringRef name) {
+  return llvm::StringSwitch<int>(name)
+      .Case("flag", COLLC_ENCODING_FLAG)
+      .Case("ll16", COLLC_ENCODING_LL16)
+      .Case("sentinel", COLLC_ENCODING_SENTINEL)
+      .Default(-1);
+}
+
+static void addResources(json &j, const module::TargetImage &image,
+                         const cuda::KernelInfo &k) {
+  for (const cuda::ResourceUsage &r : image.resources)
+    if (r.kernel == k.name)
+      j["resources"] = {{"registers", r.registers},
+                        {"spill_store_bytes", r.spillStoreBytes},
+                        {"spill_load_bytes", r.spillLoadBytes},
+                        {"stack_bytes", r.stackBytes},
+                        {"shared_bytes", r.sharedBytes}};
+}
+
 void module::write(ModuleOp module, llvm::StringRef specName,
                    llvm::StringRef specText,
                    const std::vector<TargetImage> &images,
@@ -59,6 +80,7 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                    {"version", COLLC_VERSION_STRING},
                    {"nvrtc", cuda::nvrtcVersion()}};
   m["kernel_abi_version"] = COLLC_KERNEL_ABI_VERSION;
+  m["program_abi_version"] = COLLC_PROGRAM_ABI_VERSION;
   m["spec"] = {{"file", specName.str()}, {"sha256", sha256Hex(specText)}};
   json targets = json::array();
   for (const TargetImage &image : images)
@@ -121,6 +143,24 @@ void module::write(ModuleOp module, llvm::StringRef specName,
       j["grid"] = k.grid;
       j["threads"] = k.threads;
       j["pdl"] = k.pdl;
+      if (k.program) {
+        // A program has receive buffers and counters, no workspace.
+        const cuda::ProgramInfo &p = *k.program;
+        const int enc = programEncoding(p.encoding);
+        j["program"] = {
+            {"variant", p.variant},
+            {"encoding", p.encoding},
+            {"band", {p.bandLo, p.bandHi}},
+            {"slots", p.slots},
+            {"region_bytes", p.regionBytes},
+            {"rx_bytes", collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
+            {"rx_fill", collcRxFillByte(enc)},
+            {"counter_words", k.grid},
+            {"input_packed", p.inputPacked}};
+        addResources(j, image, k);
+        kernels.push_back(j);
+        continue;
+      }
       // Workspace per rank (collc/device/snac/abi.h): staging mirrors the
       // first input's partitions; the intermediate the first output's.
       long long chunkElems =
@@ -141,13 +181,7 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                                           k.worldSize, k.slots)},
           {"state_words",
            collcStateWords(k.freeEvents, k.worldSize, k.slots)}};
-      for (const cuda::ResourceUsage &r : image.resources)
-        if (r.kernel == k.name)
-          j["resources"] = {{"registers", r.registers},
-                            {"spill_store_bytes", r.spillStoreBytes},
-                            {"spill_load_bytes", r.spillLoadBytes},
-                            {"stack_bytes", r.stackBytes},
-                            {"shared_bytes", r.sharedBytes}};
+      addResources(j, image, k);
       kernels.push_back(j);
     }
     imagesJson.push_back({{"target", image.target.name},
@@ -198,6 +232,71 @@ struct Checker {
   }
 };
 } // namespace
+
+/// Checks the `program` object of kernel `k`: its fields, their types, and
+/// that the derived sizes agree with the receive-buffer formulas of abi.h
+/// (what the runtime allocates from them).
+static std::string checkProgram(const json &k, const std::string &kernel) {
+  using T = json::value_t;
+  Checker c;
+  if (!c.need(k, "program", T::object, kernel))
+    return c.error;
+  const json &p = k["program"];
+  const std::string where = kernel + ".program";
+  if (!c.need(p, "variant", T::string, where) ||
+      !c.need(p, "encoding", T::string, where) ||
+      !c.need(p, "band", T::array, where) ||
+      !c.need(p, "slots", T::number_integer, where) ||
+      !c.need(p, "region_bytes", T::number_integer, where) ||
+      !c.need(p, "rx_bytes", T::number_integer, where) ||
+      !c.need(p, "rx_fill", T::number_integer, where) ||
+      !c.need(p, "counter_words", T::number_integer, where) ||
+      !c.need(p, "input_packed", T::boolean, where))
+    return c.error;
+  if (p["variant"] != "one_shot")
+    return where + ": unknown variant " + p["variant"].dump() +
+           ", expected \"one_shot\"";
+  const int enc = programEncoding(p["encoding"].get<std::string>());
+  if (enc < 0)
+    return where + ": unknown encoding " + p["encoding"].dump() +
+           ", expected \"flag\", \"ll16\" or \"sentinel\"";
+  const json &band = p["band"];
+  if (band.size() != 2 || !band[0].is_number_integer() ||
+      !band[1].is_number_integer() || band[0].get<long long>() < 0 ||
+      band[0].get<long long>() > band[1].get<long long>())
+    return where + ": band " + band.dump() +
+           " is not [lo, hi] with 0 <= lo <= hi (bytes of the input)";
+  const long long slots = p["slots"], region = p["region_bytes"];
+  // Reuse without a free event is proven for two slots or more.
+  if (slots < 2)
+    return where + ": slots is " + std::to_string(slots) +
+           ", expected at least 2";
+  if (region <= 0 || region % 16)
+    return where + ": region_bytes is " + std::to_string(region) +
+           ", expected a positive multiple of 16";
+  // The band's top must fit a region, with the flag words of every warp.
+  const long long hi = band[1].get<long long>();
+  const int warps = (int)(k["grid"].get<long long>() *
+                          k["threads"].get<long long>() / 32);
+  const unsigned long long need = collcRxRegionBytes(enc, hi, warps);
+  if ((unsigned long long)region < need)
+    return where + ": region_bytes is " + std::to_string(region) +
+           ", but the band's top (" + std::to_string(hi) + " bytes) needs " +
+           std::to_string(need);
+  const unsigned long long rx =
+      collcRxBytes((int)slots, k["world_size"].get<int>(), region);
+  if (p["rx_bytes"].get<long long>() != (long long)rx)
+    return where + ": rx_bytes is " + p["rx_bytes"].dump() + ", expected " +
+           std::to_string(rx) + " (slots x world_size x region_bytes)";
+  if (p["rx_fill"] != collcRxFillByte(enc))
+    return where + ": rx_fill is " + p["rx_fill"].dump() + ", expected " +
+           std::to_string(collcRxFillByte(enc)) + " for encoding " +
+           p["encoding"].dump();
+  if (p["counter_words"] != k["grid"])
+    return where + ": counter_words is " + p["counter_words"].dump() +
+           ", expected the grid (" + k["grid"].dump() + ")";
+  return "";
+}
 
 std::string module::validate(llvm::StringRef bytes, std::string *summary) {
   if (bytes.empty())
@@ -265,6 +364,15 @@ std::string module::validate(llvm::StringRef bytes, std::string *summary) {
     return "kernel ABI version " + m["kernel_abi_version"].dump() +
            " differs from this collc's (" +
            std::to_string(COLLC_KERNEL_ABI_VERSION) + ")";
+  // Optional (format version 1 predates programs), checked when present.
+  if (m.contains("program_abi_version")) {
+    if (!c.need(m, "program_abi_version", T::number_integer, "manifest"))
+      return c.error;
+    if (m["program_abi_version"] != COLLC_PROGRAM_ABI_VERSION)
+      return "program ABI version " + m["program_abi_version"].dump() +
+             " differs from this collc's (" +
+             std::to_string(COLLC_PROGRAM_ABI_VERSION) + ")";
+  }
   c.need(m["spec"], "sha256", T::string, "spec");
 
   std::map<std::string, std::string> ptxByTarget;
@@ -308,9 +416,18 @@ std::string module::validate(llvm::StringRef bytes, std::string *summary) {
         !c.need(k, "element_type", T::string, where) ||
         !c.need(k, "world_size", T::number_integer, where) ||
         !c.need(k, "grid", T::number_integer, where) ||
-        !c.need(k, "threads", T::number_integer, where) ||
-        !c.need(k, "workspace", T::object, where))
+        !c.need(k, "threads", T::number_integer, where))
       return c.error;
+    if (k.contains("program")) {
+      if (!m.contains("program_abi_version"))
+        return where + ": a program kernel, but the manifest has no "
+                       "'program_abi_version'";
+      std::string problem = checkProgram(k, where);
+      if (!problem.empty())
+        return problem;
+    } else if (!c.need(k, "workspace", T::object, where)) {
+      return c.error;
+    }
     auto ptx = ptxByTarget.find(k["target"]);
     if (ptx == ptxByTarget.end())
       return where + ": no PTX image for target " + k["target"].dump();

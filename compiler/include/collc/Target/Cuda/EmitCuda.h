@@ -6,6 +6,7 @@
 // world size, chunk size, slots), run-time arguments for buffers, sizes,
 // rank, root and epochs (collc/device/snac/abi.h). The datapath is the Atom
 // (collc/device/atom.cuh); the schedule support is collc/device/snac.
+// The snac.programs (SNAC v2) of the module follow (EmitProgram.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,31 @@ struct Target {
 
 /// Parses "sm_90", "sm_90a", "sm_100f"...; fails on anything else.
 mlir::FailureOr<Target> parseTarget(llvm::StringRef name);
+
+/// An element type as the generated code spells it.
+struct ElementType {
+  const char *spelling; // the spec's: bf16, f16, f32, f8e4m3, f8e5m2
+  const char *cudaType; // __nv_bfloat16, ...
+  int bytes;
+};
+
+/// The CUDA element type of a collective's element type, if it has one.
+std::optional<ElementType> elementTypeOf(mlir::Type type);
+
+/// What the runtime needs to launch a program kernel (SNAC v2, one kernel
+/// per snac.program): the manifest's `program` object
+/// (docs/module-format.md) before the derived fields.
+struct ProgramInfo {
+  std::string variant;  // "one_shot"
+  std::string encoding; // "flag", "ll16" or "sentinel"
+  /// Inclusive bounds on the bytes of this rank's input the program serves.
+  int64_t bandLo = 0, bandHi = 0;
+  int slots = 0;
+  /// Bytes of one (slot, source) receive region (collcRxRegionBytes).
+  int64_t regionBytes = 0;
+  /// Whether the size vector describes a packed input (else scattered).
+  bool inputPacked = true;
+};
 
 /// What the runtime needs to launch one generated kernel.
 struct KernelInfo {
@@ -54,11 +81,15 @@ struct KernelInfo {
   // Layouts of the first transform's input and of the last one's output.
   std::string inputLayout, outputLayout;
   bool variable = false;
+  /// Set for a program kernel (which has no workspace, only receive
+  /// buffers and counters); the fields above from `chunkBytes` on are then
+  /// unused.
+  std::optional<ProgramInfo> program;
 };
 
-/// Emits the CUDA source of every schedule in `module` for `target` into
-/// `os`, and appends a KernelInfo per kernel. Errors are emitted at the
-/// offending op.
+/// Emits the CUDA source of every schedule and program in `module` for
+/// `target` into `os`, and appends a KernelInfo per kernel. Errors are
+/// emitted at the offending op.
 mlir::LogicalResult emitCuda(mlir::ModuleOp module, const Target &target,
                              llvm::raw_ostream &os,
                              std::vector<KernelInfo> *kernels = nullptr);

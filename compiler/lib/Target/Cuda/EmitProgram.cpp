@@ -1,0 +1,406 @@
+//===- EmitProgram.cpp - snac programs to CUDA C++ --------------*- C++ -*-===//
+//
+// A program becomes one kernel per element type and world size, written
+// against collc/device/snac/program.cuh: the policy becomes the template
+// arguments of `Program<...>`, every op one call, in program order. The
+// printer decides nothing: the grid, threads and grain come from the policy
+// (`snac-assign-work`), the place of launch_dependents from
+// `snac-place-dependent-launch`, partition sizes from each buffer's own
+// geometry. What the device API cannot run is refused at the op, before
+// anything is printed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/Target/Cuda/EmitProgram.h"
+
+#include "collc/Dialect/Coll/IR/CollOps.h"
+#include "collc/Dialect/Snac/IR/SnacOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+// collcProgramParams, the receive-buffer formulas and the parameter limit.
+#include "collc/device/snac/abi.h"
+
+using namespace mlir;
+using namespace collc;
+using llvm::formatv;
+
+namespace {
+
+/// Payload bytes of the unit the device API moves per thread-step
+/// (program.cuh): an LL16 packet carries 8, a sentinel or flag unit 16.
+int64_t unitBytes(snac::Encoding encoding) {
+  return encoding == snac::Encoding::ll16 ? 8 : 16;
+}
+
+int abiEncoding(snac::Encoding encoding) {
+  switch (encoding) {
+  case snac::Encoding::flag:
+    return COLLC_ENCODING_FLAG;
+  case snac::Encoding::ll16:
+    return COLLC_ENCODING_LL16;
+  case snac::Encoding::sentinel:
+    return COLLC_ENCODING_SENTINEL;
+  }
+  llvm_unreachable("unknown encoding");
+}
+
+/// Bytes of one (slot, source) receive region: the band's top (at least one
+/// 16-byte unit, so the padding unit of an empty band fits) in the
+/// encoding's format, plus one flag word per warp of the grid.
+int64_t regionBytes(snac::PolicyAttr policy) {
+  const int64_t payload = std::max<int64_t>(policy.getBandHi(), 16);
+  const int64_t warps = policy.getCtas() * policy.getThreads() / 32;
+  return (int64_t)collcRxRegionBytes(abiEncoding(policy.getEncoding()), payload,
+                                     (int)warps);
+}
+
+/// Prints one program's kernels.
+class ProgramEmitter {
+public:
+  ProgramEmitter(snac::ProgramOp program, const cuda::Target &target,
+                 llvm::raw_ostream &os)
+      : program(program), policy(program.getPolicy()), target(target), os(os) {}
+
+  LogicalResult emit(std::vector<cuda::KernelInfo> *kernels,
+                     llvm::StringSet<> &kernelNames);
+
+private:
+  LogicalResult check();
+  void emitKernel(const std::string &name, const cuda::ElementType &elem,
+                  int64_t n);
+  void emitBlock(Block &block, int indent);
+  void emitOp(Operation &op, int indent);
+  void emitArith(Operation &op, int indent);
+  void emitFor(scf::ForOp loop, int indent);
+  void emitEpoch(snac::EpochOp op, int indent);
+  void emitPut(snac::PutOp op, int indent);
+  void emitTake(snac::TakeOp op, int indent);
+  void emitReduceTake(snac::ReduceTakeOp op, int indent);
+  void emitLaunchDependents(snac::LaunchDependentsOp op, int indent);
+
+  std::string value(Value v);
+  std::string partition(snac::ProgramBufferOp buffer, Value part);
+  std::string count(snac::ProgramBufferOp buffer, Value part);
+  llvm::raw_ostream &line(int indent) { return os.indent(2 * indent); }
+
+  snac::ProgramOp program;
+  snac::PolicyAttr policy;
+  const cuda::Target &target;
+  llvm::raw_ostream &os;
+  snac::ProgramBufferOp input, output;
+
+  // Per kernel.
+  int64_t worldSize = 0;
+  llvm::DenseMap<Value, std::string> names;
+  unsigned nextName = 0, nextOp = 0;
+};
+
+} // namespace
+
+/// How a value is spelled: the rank and the world size from the program
+/// (the world size is the kernel's constant), constants inline, anything
+/// else by the name given where it is defined.
+std::string ProgramEmitter::value(Value v) {
+  if (v == program.getRank())
+    return "g.rank()";
+  if (v == program.getWorldSize())
+    return std::to_string(worldSize);
+  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    return std::to_string(cast<IntegerAttr>(c.getValue()).getInt());
+  auto it = names.find(v);
+  if (it != names.end())
+    return it->second;
+  std::string name = formatv("v{0}", nextName++).str();
+  names[v] = name;
+  return name;
+}
+
+std::string ProgramEmitter::partition(snac::ProgramBufferOp buffer,
+                                      Value part) {
+  return formatv("g.{0}(/*part=*/{1})",
+                 buffer.getKind() == snac::BufferKind::input ? "input"
+                                                             : "output",
+                 value(part))
+      .str();
+}
+
+/// The elements of partition `part` of `buffer` at this rank: the entry of
+/// the size matrix the buffer's geometry names (getSizeEntry, shared with
+/// the interpreter).
+std::string ProgramEmitter::count(snac::ProgramBufferOp buffer, Value part) {
+  auto [producer, index] =
+      buffer.getSizeEntry<std::string>("g.rank()", value(part), "0");
+  return formatv("g.count(/*producer=*/{0}, /*part=*/{1})", producer, index)
+      .str();
+}
+
+/// Everything the device API cannot run, refused at the op before a line is
+/// printed.
+LogicalResult ProgramEmitter::check() {
+  if (!policy.isWorkAssigned())
+    return program.emitError()
+           << "the CUDA backend needs the program's work assigned (ctas, "
+              "threads and grain are 0 in its policy); run snac-assign-work "
+              "first";
+  const int64_t unit = unitBytes(policy.getEncoding());
+  if (policy.getGrain() % unit != 0)
+    return program.emitError()
+           << "the device API moves " << unit << "-byte units with encoding "
+           << snac::stringifyEncoding(policy.getEncoding())
+           << "; grain = " << policy.getGrain()
+           << " bytes is not a multiple of it";
+
+  snac::ProgramBufferOp receive;
+  bool hasEpoch = false;
+  WalkResult result = program.getBody().walk([&](Operation *op) {
+    if (auto buffer = dyn_cast<snac::ProgramBufferOp>(op)) {
+      if (buffer.getKind() == snac::BufferKind::input)
+        input = buffer;
+      else if (buffer.getKind() == snac::BufferKind::output)
+        output = buffer;
+      else if (receive) {
+        buffer.emitError() << "the device API gives a program one receive "
+                              "buffer; '"
+                           << receive.getSymName() << "' is the first";
+        return WalkResult::interrupt();
+      } else {
+        receive = buffer;
+      }
+      return WalkResult::advance();
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (loop.getNumResults() != 0) {
+        loop.emitError() << "the CUDA backend lowers scf.for without "
+                            "loop-carried values in a program";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    }
+    hasEpoch |= isa<snac::EpochOp>(op);
+    if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
+            arith::RemUIOp, scf::YieldOp, snac::EpochOp, snac::PutOp,
+            snac::TakeOp, snac::ReduceTakeOp, snac::LaunchDependentsOp>(op))
+      return WalkResult::advance();
+    if (auto c = dyn_cast<arith::ConstantOp>(op);
+        c && isa<IntegerAttr>(c.getValue()))
+      return WalkResult::advance();
+    op->emitError() << "the CUDA backend cannot lower '"
+                    << op->getName().getStringRef() << "' in a snac.program";
+    return WalkResult::interrupt();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  // The counter is stored at the end of every call: without an epoch the
+  // next call would reuse this one's slot and sequence.
+  if (!hasEpoch)
+    return program.emitError()
+           << "the CUDA backend needs the program's snac.epoch (the call "
+              "counter every call stores)";
+  return success();
+}
+
+void ProgramEmitter::emitArith(Operation &op, int indent) {
+  if (isa<arith::ConstantOp>(op))
+    return; // Spelled inline where used.
+  const char *sym = isa<arith::AddIOp>(op)    ? "+"
+                    : isa<arith::SubIOp>(op)  ? "-"
+                    : isa<arith::MulIOp>(op)  ? "*"
+                    : isa<arith::RemUIOp>(op) ? "%"
+                                              : "/";
+  std::string lhs = value(op.getOperand(0)), rhs = value(op.getOperand(1));
+  line(indent) << "const long long " << value(op.getResult(0)) << " = " << lhs
+               << " " << sym << " " << rhs << ";\n";
+}
+
+void ProgramEmitter::emitFor(scf::ForOp loop, int indent) {
+  std::string iv = value(loop.getInductionVar());
+  line(indent) << "for (long long " << iv << " = "
+               << value(loop.getLowerBound()) << "; " << iv << " < "
+               << value(loop.getUpperBound()) << "; " << iv
+               << " += " << value(loop.getStep()) << ") {\n";
+  emitBlock(*loop.getBody(), indent + 1);
+  line(indent) << "}\n";
+}
+
+/// The wait for the previous kernel goes right before the one dependent
+/// load, so everything above it (address arithmetic) overlaps that kernel.
+void ProgramEmitter::emitEpoch(snac::EpochOp op, int indent) {
+  names[op.getEpoch()] = "e";
+  if (policy.getPdl())
+    line(indent) << "g.wait_previous();\n";
+  line(indent) << "const Epoch e = g.epoch();\n";
+}
+
+void ProgramEmitter::emitPut(snac::PutOp op, int indent) {
+  std::string dst = op.getTarget() ? value(op.getTarget()) : "kAllRanks";
+  line(indent) << "g.put(/*op=*/" << nextOp++ << ", " << value(op.getEpoch())
+               << ", " << partition(input, op.getPart()) << ", "
+               << count(input, op.getPart()) << ", " << dst << ");\n";
+}
+
+void ProgramEmitter::emitTake(snac::TakeOp op, int indent) {
+  line(indent) << "g.take(/*op=*/" << nextOp++ << ", " << value(op.getEpoch())
+               << ", /*src=*/" << value(op.getSource()) << ", "
+               << partition(output, op.getPart()) << ", "
+               << count(output, op.getPart()) << ");\n";
+}
+
+void ProgramEmitter::emitReduceTake(snac::ReduceTakeOp op, int indent) {
+  line(indent) << "g.reduce_take<Reduction::"
+               << snac::stringifyReduction(op.getOp()) << ">(/*op=*/"
+               << nextOp++ << ", " << value(op.getEpoch()) << ", "
+               << partition(output, op.getPart()) << ", "
+               << count(output, op.getPart()) << ");\n";
+}
+
+void ProgramEmitter::emitLaunchDependents(snac::LaunchDependentsOp,
+                                          int indent) {
+  line(indent) << "g.launch_dependents();\n";
+}
+
+void ProgramEmitter::emitOp(Operation &op, int indent) {
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    emitFor(loop, indent);
+  else if (auto epoch = dyn_cast<snac::EpochOp>(op))
+    emitEpoch(epoch, indent);
+  else if (auto put = dyn_cast<snac::PutOp>(op))
+    emitPut(put, indent);
+  else if (auto take = dyn_cast<snac::TakeOp>(op))
+    emitTake(take, indent);
+  else if (auto reduce = dyn_cast<snac::ReduceTakeOp>(op))
+    emitReduceTake(reduce, indent);
+  else if (auto launch = dyn_cast<snac::LaunchDependentsOp>(op))
+    emitLaunchDependents(launch, indent);
+  else if (!isa<snac::ProgramBufferOp, scf::YieldOp>(op))
+    emitArith(op, indent); // check() allowed nothing else.
+}
+
+void ProgramEmitter::emitBlock(Block &block, int indent) {
+  for (Operation &op : block)
+    emitOp(op, indent);
+}
+
+void ProgramEmitter::emitKernel(const std::string &name,
+                                const cuda::ElementType &elem, int64_t n) {
+  worldSize = n;
+  names.clear();
+  nextName = nextOp = 0;
+  std::string head = formatv("{0}(", name).str();
+  os << formatv("extern \"C\" __global__ void __launch_bounds__({0}, 1)\n",
+                policy.getThreads());
+  os << head << "collcProgramParams p, collc::prog::Peers<" << n << "> rx,\n";
+  os.indent(head.size()) << "collc::prog::Sizes<" << n << "> sizes) {\n";
+  os << "  using namespace collc::prog;\n";
+  os << formatv("  Program<{0}, {1}, Encoding::{2}, /*Slots=*/{3}, "
+                "/*RegionBytes=*/{4},\n",
+                elem.cudaType, n, snac::stringifyEncoding(policy.getEncoding()),
+                policy.getSlots(), regionBytes(policy));
+  os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}> g(p, rx, "
+                "sizes);\n",
+                program.isInputPacked() ? "true" : "false",
+                policy.getGrain() / unitBytes(policy.getEncoding()));
+  emitBlock(program.getBody().front(), 1);
+  os << "  g.finish(e);\n}\n\n";
+}
+
+LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
+                                   llvm::StringSet<> &kernelNames) {
+  // Element types and world sizes are the collective's: a program is one
+  // orchestration for all of them.
+  auto module = program->getParentOfType<ModuleOp>();
+  auto collective =
+      module ? module.lookupSymbol<coll::CollectiveOp>(program.getCollective())
+             : coll::CollectiveOp();
+  if (!collective)
+    return program.emitError()
+           << "no coll.collective named " << program.getCollectiveAttr()
+           << " (its element types and world sizes name the kernels)";
+  if (failed(check()))
+    return failure();
+
+  std::string encoding = snac::stringifyEncoding(policy.getEncoding()).str();
+  std::string variant = snac::stringifyVariant(program.getVariant()).str();
+  os << formatv(
+      "//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes -===//\n\n",
+      collective.getSymName(), variant, encoding, policy.getBandLo(),
+      policy.getBandHi());
+  for (Attribute attr : collective.getElementTypes()) {
+    std::optional<cuda::ElementType> elem =
+        cuda::elementTypeOf(cast<TypeAttr>(attr).getValue());
+    if (!elem)
+      return collective.emitError() << "no CUDA type for " << attr;
+    for (int64_t n : collective.getWorldSizes()) {
+      std::string name =
+          formatv("collc_{0}__{1}_{2}_{3}_n{4}", collective.getSymName(),
+                  variant, encoding, elem->spelling, n)
+              .str();
+      // The runtime finds a program by collective, variant and encoding.
+      if (!kernelNames.insert(name).second)
+        return program.emitError()
+               << "a second " << variant << " " << encoding << " program for @"
+               << collective.getSymName() << " (kernel " << name
+               << "); the CUDA backend needs one per collective, variant "
+                  "and encoding";
+      // Parameters by value: the params, N peer pointers, the size vector.
+      // A world size where they do not fit gets no program kernel; the
+      // runtime then runs the v1 kernel, whose parameters are smaller.
+      const long long paramBytes = (long long)sizeof(collcProgramParams) +
+                                   8ll * n +
+                                   8ll * collcSizeVectorWords((int)n);
+      if (paramBytes > COLLC_KERNEL_PARAM_LIMIT) {
+        program.emitWarning()
+            << "no program kernel at " << n << " ranks: its parameters would "
+            << "take " << paramBytes << " bytes (24 bytes a rank), more than "
+            << "the " << COLLC_KERNEL_PARAM_LIMIT
+            << "-byte launch limit; calls at " << n
+            << " ranks run the v1 kernel";
+        continue;
+      }
+      emitKernel(name, *elem, n);
+      if (!kernels)
+        continue;
+      cuda::KernelInfo info;
+      info.name = name;
+      info.collective = collective.getSymName().str();
+      info.elementType = elem->spelling;
+      info.elementBytes = elem->bytes;
+      info.worldSize = n;
+      info.grid = policy.getCtas();
+      info.threads = policy.getThreads();
+      info.pdl = policy.getPdl() && target.hasPdl();
+      info.parts = 1;
+      info.inputLayout = snac::stringifyLayout(input.getLayout()).str();
+      info.outputLayout = snac::stringifyLayout(output.getLayout()).str();
+      info.variable = StringRef(info.inputLayout).ends_with("_v");
+      cuda::ProgramInfo p;
+      p.variant = variant;
+      p.encoding = encoding;
+      p.bandLo = policy.getBandLo();
+      p.bandHi = policy.getBandHi();
+      p.slots = policy.getSlots();
+      p.regionBytes = regionBytes(policy);
+      p.inputPacked = program.isInputPacked();
+      info.program = p;
+      kernels->push_back(std::move(info));
+    }
+  }
+  return success();
+}
+
+bool cuda::hasPrograms(ModuleOp module) {
+  return !module.getOps<snac::ProgramOp>().empty();
+}
+
+LogicalResult cuda::emitPrograms(ModuleOp module, const Target &target,
+                                 llvm::raw_ostream &os,
+                                 std::vector<KernelInfo> *kernels) {
+  llvm::StringSet<> kernelNames;
+  for (auto program : module.getOps<snac::ProgramOp>())
+    if (failed(ProgramEmitter(program, target, os).emit(kernels, kernelNames)))
+      return failure();
+  return success();
+}
