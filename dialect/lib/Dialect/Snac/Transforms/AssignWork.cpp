@@ -68,7 +68,8 @@ struct SnacAssignWorkPass
       int64_t ctas = p.getCtas();
       if (!ctas)
         ctas = std::clamp<int64_t>(
-            llvm::divideCeil(p.getBandHi(), thr * grain), 1, maxCtas);
+            llvm::divideCeil(p.getBandHi(), thr * grain),
+            std::min<int64_t>(2, maxCtas), maxCtas);
       program.setPolicyAttr(PolicyAttr::get(
           &getContext(), p.getEncoding(), p.getSlots(), p.getBandLo(),
           p.getBandHi(), ctas, thr, grain, p.getPdl() && anyPdl));

@@ -51,9 +51,15 @@ def SnacAssignWork : Pass<"snac-assign-work", "::mlir::ModuleOp"> {
     - `grain`, payload bytes one thread moves per step: 8 for ll16 (one
       16-byte packet carries 8 bytes), 16 for flag and sentinel (one
       16-byte store);
-    - `threads`: the option (512, COLLC_KERNEL_THREADS);
+    - `threads`: the option (256);
     - `ctas`: enough for one step of every thread to cover the band's hi,
-      ceil(hi / (threads * grain)), between 1 and `max-ctas`;
+      ceil(hi / (threads * grain)), between 2 and `max-ctas` (64).
+
+    The defaults are what measured fastest on one H200 for every encoding
+    (bench/results/2026-12-01-nvidia-h200/README.md, "Work assignment"):
+    one packet per thread at the band's top beat fewer threads moving
+    several (by 0.05-0.3 us up to 64 KiB), 256-thread CTAs beat 512, and
+    2 CTAs beat 1 for the smallest bands;
     - `pdl` is cleared when no target has programmatic dependent launch
       (before sm_90); kept otherwise (the emitter launches with PDL on the
       targets that have it).
@@ -66,9 +72,9 @@ def SnacAssignWork : Pass<"snac-assign-work", "::mlir::ModuleOp"> {
     ListOption<"targets", "targets", "std::string",
                "the GPU targets the programs are compiled for (sm_80, "
                "sm_90a, ...); none: keep pdl">,
-    Option<"threads", "threads", "int64_t", /*default=*/"512",
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
            "threads per CTA">,
-    Option<"maxCtas", "max-ctas", "int64_t", /*default=*/"32",
+    Option<"maxCtas", "max-ctas", "int64_t", /*default=*/"64",
            "most CTAs of a program">
   ];
 }
