@@ -18,6 +18,11 @@ build/bin/collc test/gpu/collectives/robust.coll --emit=module \
 # The v1 baseline of the SNAC v2 program timings (scripts/gpu-programs.sh v1).
 build/bin/collc test/gpu/programs/v1-baseline.coll --emit=module \
   --target="$TARGET" -o out/modules/v1-baseline.collcmod
+# The programs phase: one module per encoding, every program forced to it.
+for enc in ll16 sentinel flag; do
+  build/bin/collc test/gpu/programs/encoding-$enc.coll --emit=module \
+    --target="$TARGET" -o out/modules/programs-$enc.collcmod
+done
 # A module for another architecture only: the misuse suite checks that the
 # runtime refuses it on the GPU it runs on.
 build/bin/collc specs/collectives.coll --emit=module --target=sm_100 \

@@ -213,8 +213,17 @@ if has programs; then
         -DCOLLC_JSON_INCLUDE_DIR='$ROOT/.deps/include' >/dev/null &&
       ninja -C '$BUILD_DIR/programs' -j '$JOBS' runtime_programs >/dev/null &&
       '$BUILD_DIR/programs/runtime_programs' '$MODULES/collectives.collcmod' \
-        --ranks=\${PROGRAM_RANKS:-2,3,5,8} \
-        --band-top=\${PROGRAM_BAND_TOP:-65536}"
+        --ranks=\${PROGRAM_RANKS:-2,3,5,8} --encodings=ll16 \
+        --band-top=\${PROGRAM_BAND_TOP:-65536}; s=\$?
+      # Each encoding forced, from a module whose programs all carry it
+      # (scripts/gpu-prepare.sh: programs-<encoding>.collcmod).
+      for enc in ll16 sentinel flag; do
+        m='$MODULES/programs-'\$enc.collcmod
+        [ -f \$m ] || { echo \"FAIL \$m: missing (scripts/gpu-prepare.sh)\"; s=1; continue; }
+        '$BUILD_DIR/programs/runtime_programs' \$m --ranks=\${PROGRAM_RANKS:-2,3,5,8} \
+          --encodings=\$enc --band-top=\${PROGRAM_BAND_TOP:-65536} || s=1
+      done
+      exit \$s"
   else
     echo "gpu-suite: programs: $MODULES/collectives.collcmod has no program kernels (no program_abi_version)" |
       tee "$OUT/programs.log"

@@ -778,8 +778,12 @@ void coresident(int n, int freeSms, bool fits, const std::string &file,
 void admission(Group &g) {
   nlohmann::json m =
       nlohmann::json::parse(readFile(modulePath(kRobustModule)));
-  for (auto &k : m["kernels"])
+  for (auto &k : m["kernels"]) {
     k["grid"] = 1 << 20;
+    // A program's call counters are one per CTA of its grid.
+    if (k.contains("program"))
+      k["program"]["counter_words"] = 1 << 20;
+  }
   std::string text = m.dump();
   collcModule_t module = nullptr;
   collcResult_t r = collcModuleLoadData(&module, text.data(), text.size());
