@@ -15,6 +15,7 @@
 #define COLLC_RUNTIME_SRC_RUNTIME_H
 
 #include "checks.h"
+#include "manifest.h"
 
 #include "collc/collc.h"
 #include "collc/device/snac/abi.h"
@@ -25,74 +26,8 @@
 #include <string>
 #include <vector>
 
-namespace collc {
-
-enum class Layout { Packed, Scattered, Transposed };
-
-/// One transform of a collective, from the manifest.
-struct TransformInfo {
-  bool reduce = false;
-  collcRedOp_t op = collcSum;
-  Layout in = Layout::Packed, out = Layout::Packed;
-  bool variable = false;
-  int root = 0; // 0 none, 1 producer, 2 consumer
-};
-
-struct CollectiveInfo {
-  std::string name;
-  std::vector<TransformInfo> parts;
-  std::vector<std::string> roles, readyEvents, freeEvents;
-  bool rooted() const {
-    for (const TransformInfo &t : parts)
-      if (t.root)
-        return true;
-    return false;
-  }
-};
-
-/// A program kernel's `program` object (abi.h "Programs",
-/// docs/module-format.md).
-struct ProgramInfo {
-  std::string variant;
-  int encoding = COLLC_ENCODING_FLAG; // COLLC_ENCODING_*
-  /// Inclusive bounds on the bytes of a rank's input this program serves.
-  unsigned long long bandLo = 0, bandHi = 0;
-  int slots = 0;
-  unsigned long long regionBytes = 0, rxBytes = 0;
-  int rxFill = 0, counterWords = 0;
-  bool inputPacked = true;
-};
-
-/// The manifest spelling of a COLLC_ENCODING_* ("ll16"), "?" if none.
-const char *encodingName(int encoding);
-
-struct KernelInfo {
-  std::string name, target, collective, elementType;
-  int elementBytes = 0, worldSize = 0, grid = 0, threads = 0;
-  bool pdl = false;
-  /// A SNAC v2 program (collcProgramParams), not an ABI 2 kernel.
-  bool isProgram = false;
-  ProgramInfo program;
-  long long chunkBytes = 0;
-  int slots = 0, readyEvents = 0, freeEvents = 0;
-  unsigned long long stagingBytes = 0, intermediateBytes = 0;
-  unsigned long long eventWords = 0, stateWords = 0;
-};
-
-struct Image {
-  std::string target, kind, data; // data decoded
-  int capability = 0;
-};
-
-} // namespace collc
-
-struct collcModule {
-  std::string specFile, specHash;
-  std::vector<collc::CollectiveInfo> collectives;
-  std::vector<collc::KernelInfo> kernels;
-  std::vector<collc::Image> images;
-  const collc::CollectiveInfo *findCollective(const std::string &name) const;
-};
+/// A loaded module: its manifest (manifest.h) with the images decoded.
+struct collcModule : collc::Manifest {};
 
 namespace collc {
 

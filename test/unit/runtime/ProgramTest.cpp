@@ -136,11 +136,12 @@ TEST(ProgramManifestTest, ProgramsLoadBesideTheV1Kernel) {
 TEST(ProgramManifestTest, ReceiveBufferFactsMustBeTheABIs) {
   ProgramEntry e;
   e.encoding = "ll17";
-  expectRefused({e.text()}, {"kernels[0].program", "unknown encoding 'll17'"});
+  expectRefused({e.text()},
+                {"kernels[0].program", "unknown encoding \"ll17\""});
   e = ProgramEntry();
   e.lo = 10;
   e.hi = 5;
-  expectRefused({e.text()}, {"'band' must be [lo, hi]"});
+  expectRefused({e.text()}, {"band [10,5] is not [lo, hi]"});
   e = ProgramEntry();
   e.slots = 1;
   expectRefused({e.text()}, {"slots is 1", "at least 2"});
@@ -153,7 +154,8 @@ TEST(ProgramManifestTest, ReceiveBufferFactsMustBeTheABIs) {
   e = ProgramEntry();
   e.encoding = "sentinel";
   e.fill = 0;
-  expectRefused({e.text()}, {"rx_fill is 0", "expected 255 for sentinel"});
+  expectRefused({e.text()},
+                {"rx_fill is 0", "expected 255 for encoding \"sentinel\""});
   e = ProgramEntry();
   e.counters = 8;
   expectRefused({e.text()}, {"counter_words is 8", "expected the grid (16)"});

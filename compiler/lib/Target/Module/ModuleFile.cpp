@@ -6,24 +6,18 @@
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/Base64.h"
-#include "llvm/Support/SHA256.h"
 
 #include <nlohmann/json.hpp>
 
 // The kernel ABI version and workspace formulas the runtime shares.
 #include "collc/device/snac/abi.h"
+// The runtime's module reader: validation, image hashes and base64.
+#include "manifest.h"
 
 using namespace mlir;
 using namespace collc;
 using json = nlohmann::ordered_json;
-
-static std::string sha256Hex(llvm::StringRef bytes) {
-  auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
-  return llvm::toHex(digest, /*LowerCase=*/true);
-}
 
 static json transformJson(coll::TransformOp t) {
   json j;
@@ -74,14 +68,14 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                    const std::vector<TargetImage> &images,
                    llvm::raw_ostream &os) {
   json m;
-  m["format"] = kFormatName;
-  m["format_version"] = kFormatVersion;
+  m["format"] = kModuleFormatName;
+  m["format_version"] = kModuleFormatVersion;
   m["compiler"] = {{"name", "collc"},
                    {"version", COLLC_VERSION_STRING},
                    {"nvrtc", cuda::nvrtcVersion()}};
   m["kernel_abi_version"] = COLLC_KERNEL_ABI_VERSION;
   m["program_abi_version"] = COLLC_PROGRAM_ABI_VERSION;
-  m["spec"] = {{"file", specName.str()}, {"sha256", sha256Hex(specText)}};
+  m["spec"] = {{"file", specName.str()}, {"sha256", sha256Hex(specText.str())}};
   json targets = json::array();
   for (const TargetImage &image : images)
     targets.push_back(image.target.name);
@@ -196,249 +190,24 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                             {"encoding", "base64"},
                             {"size", image.cubin.size()},
                             {"sha256", sha256Hex(image.cubin)},
-                            {"data", llvm::encodeBase64(image.cubin)}});
+                            {"data", encodeBase64(image.cubin)}});
   }
   m["kernels"] = kernels;
   m["images"] = imagesJson;
   os << m.dump(1) << "\n";
 }
 
-//===----------------------------------------------------------------------===//
-// Validation
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// Checks one field: present and of the right JSON type.
-struct Checker {
-  std::string error;
-  bool need(const json &obj, const char *key, json::value_t type,
-            const std::string &where) {
-    if (!error.empty())
-      return false;
-    auto it = obj.find(key);
-    if (it == obj.end()) {
-      error = where + ": missing field '" + key + "'";
-      return false;
-    }
-    bool ok = it->type() == type ||
-              (type == json::value_t::number_integer &&
-               it->type() == json::value_t::number_unsigned);
-    if (!ok) {
-      error = where + ": field '" + key + "' has type " + it->type_name() +
-              ", expected " + json(type).type_name();
-      return false;
-    }
-    return true;
-  }
-};
-} // namespace
-
-/// Checks the `program` object of kernel `k`: its fields, their types, and
-/// that the derived sizes agree with the receive-buffer formulas of abi.h
-/// (what the runtime allocates from them).
-static std::string checkProgram(const json &k, const std::string &kernel) {
-  using T = json::value_t;
-  Checker c;
-  if (!c.need(k, "program", T::object, kernel))
-    return c.error;
-  const json &p = k["program"];
-  const std::string where = kernel + ".program";
-  if (!c.need(p, "variant", T::string, where) ||
-      !c.need(p, "encoding", T::string, where) ||
-      !c.need(p, "band", T::array, where) ||
-      !c.need(p, "slots", T::number_integer, where) ||
-      !c.need(p, "region_bytes", T::number_integer, where) ||
-      !c.need(p, "rx_bytes", T::number_integer, where) ||
-      !c.need(p, "rx_fill", T::number_integer, where) ||
-      !c.need(p, "counter_words", T::number_integer, where) ||
-      !c.need(p, "input_packed", T::boolean, where))
-    return c.error;
-  if (p["variant"] != "one_shot")
-    return where + ": unknown variant " + p["variant"].dump() +
-           ", expected \"one_shot\"";
-  const int enc = programEncoding(p["encoding"].get<std::string>());
-  if (enc < 0)
-    return where + ": unknown encoding " + p["encoding"].dump() +
-           ", expected \"flag\", \"ll16\" or \"sentinel\"";
-  const json &band = p["band"];
-  if (band.size() != 2 || !band[0].is_number_integer() ||
-      !band[1].is_number_integer() || band[0].get<long long>() < 0 ||
-      band[0].get<long long>() > band[1].get<long long>())
-    return where + ": band " + band.dump() +
-           " is not [lo, hi] with 0 <= lo <= hi (bytes of the input)";
-  const long long slots = p["slots"], region = p["region_bytes"];
-  // Reuse without a free event is proven for two slots or more.
-  if (slots < 2)
-    return where + ": slots is " + std::to_string(slots) +
-           ", expected at least 2";
-  if (region <= 0 || region % 16)
-    return where + ": region_bytes is " + std::to_string(region) +
-           ", expected a positive multiple of 16";
-  // The band's top must fit a region, with the flag words of every warp.
-  const long long hi = band[1].get<long long>();
-  const int warps = (int)(k["grid"].get<long long>() *
-                          k["threads"].get<long long>() / 32);
-  const unsigned long long need = collcRxRegionBytes(enc, hi, warps);
-  if ((unsigned long long)region < need)
-    return where + ": region_bytes is " + std::to_string(region) +
-           ", but the band's top (" + std::to_string(hi) + " bytes) needs " +
-           std::to_string(need);
-  const unsigned long long rx =
-      collcRxBytes((int)slots, k["world_size"].get<int>(), region);
-  if (p["rx_bytes"].get<long long>() != (long long)rx)
-    return where + ": rx_bytes is " + p["rx_bytes"].dump() + ", expected " +
-           std::to_string(rx) + " (slots x world_size x region_bytes)";
-  if (p["rx_fill"] != collcRxFillByte(enc))
-    return where + ": rx_fill is " + p["rx_fill"].dump() + ", expected " +
-           std::to_string(collcRxFillByte(enc)) + " for encoding " +
-           p["encoding"].dump();
-  if (p["counter_words"] != k["grid"])
-    return where + ": counter_words is " + p["counter_words"].dump() +
-           ", expected the grid (" + k["grid"].dump() + ")";
-  return "";
-}
-
 std::string module::validate(llvm::StringRef bytes, std::string *summary) {
-  if (bytes.empty())
-    return "the module file is empty";
-  json m = json::parse(bytes.begin(), bytes.end(), nullptr,
-                       /*allow_exceptions=*/false);
-  if (m.is_discarded()) {
-    // Find where parsing stops, for the message (no exceptions needed).
-    struct WhereItStops : nlohmann::json_sax<json> {
-      size_t where = 0;
-      bool null() override { return true; }
-      bool boolean(bool) override { return true; }
-      bool number_integer(number_integer_t) override { return true; }
-      bool number_unsigned(number_unsigned_t) override { return true; }
-      bool number_float(number_float_t, const string_t &) override {
-        return true;
-      }
-      bool string(string_t &) override { return true; }
-      bool binary(binary_t &) override { return true; }
-      bool start_object(std::size_t) override { return true; }
-      bool key(string_t &) override { return true; }
-      bool end_object() override { return true; }
-      bool start_array(std::size_t) override { return true; }
-      bool end_array() override { return true; }
-      bool parse_error(std::size_t position, const std::string &,
-                       const nlohmann::detail::exception &) override {
-        where = position;
-        return false;
-      }
-    } sax;
-    sax.where = bytes.size();
-    json::sax_parse(bytes.begin(), bytes.end(), &sax);
-    size_t where = sax.where;
-    return "not a valid collc module: the JSON document is truncated or "
-           "corrupt (parse error at byte " +
-           std::to_string(where) + " of " + std::to_string(bytes.size()) +
-           ")";
+  collc::Manifest m;
+  collc::ManifestProblem problem = collc::readManifest(
+      bytes.data(), bytes.size(), m, collc::ManifestCheck::Whole, "collc");
+  if (problem)
+    return problem.message;
+  if (summary) {
+    json targets = m.targets;
+    *summary = std::to_string(m.collectives.size()) + " collectives, " +
+               std::to_string(m.kernels.size()) + " kernels, targets " +
+               targets.dump();
   }
-  Checker c;
-  using T = json::value_t;
-  if (!m.is_object())
-    return "not a collc module: the document is not a JSON object";
-  if (!c.need(m, "format", T::string, "manifest") ||
-      m["format"] != kFormatName)
-    return c.error.empty() ? "not a collc module: format is " +
-                                 m["format"].dump() + ", expected \"" +
-                                 kFormatName + "\""
-                           : c.error;
-  if (!c.need(m, "format_version", T::number_integer, "manifest"))
-    return c.error;
-  if (m["format_version"] != kFormatVersion)
-    return "module format version " + m["format_version"].dump() +
-           " is not supported by this collc (it reads version " +
-           std::to_string(kFormatVersion) + "); recompile the spec";
-  c.need(m, "compiler", T::object, "manifest");
-  c.need(m, "kernel_abi_version", T::number_integer, "manifest");
-  c.need(m, "spec", T::object, "manifest");
-  c.need(m, "targets", T::array, "manifest");
-  c.need(m, "collectives", T::array, "manifest");
-  c.need(m, "kernels", T::array, "manifest");
-  c.need(m, "images", T::array, "manifest");
-  if (!c.error.empty())
-    return c.error;
-  if (m["kernel_abi_version"] != COLLC_KERNEL_ABI_VERSION)
-    return "kernel ABI version " + m["kernel_abi_version"].dump() +
-           " differs from this collc's (" +
-           std::to_string(COLLC_KERNEL_ABI_VERSION) + ")";
-  // Optional (format version 1 predates programs), checked when present.
-  if (m.contains("program_abi_version")) {
-    if (!c.need(m, "program_abi_version", T::number_integer, "manifest"))
-      return c.error;
-    if (m["program_abi_version"] != COLLC_PROGRAM_ABI_VERSION)
-      return "program ABI version " + m["program_abi_version"].dump() +
-             " differs from this collc's (" +
-             std::to_string(COLLC_PROGRAM_ABI_VERSION) + ")";
-  }
-  c.need(m["spec"], "sha256", T::string, "spec");
-
-  std::map<std::string, std::string> ptxByTarget;
-  for (auto [i, image] : llvm::enumerate(m["images"])) {
-    std::string where = "images[" + std::to_string(i) + "]";
-    if (!c.need(image, "target", T::string, where) ||
-        !c.need(image, "kind", T::string, where) ||
-        !c.need(image, "encoding", T::string, where) ||
-        !c.need(image, "sha256", T::string, where) ||
-        !c.need(image, "data", T::string, where))
-      return c.error;
-    std::string data = image["data"];
-    std::string raw = data;
-    if (image["encoding"] == "base64") {
-      std::vector<char> decoded;
-      if (llvm::Error e = llvm::decodeBase64(data, decoded)) {
-        llvm::consumeError(std::move(e));
-        return where + " (" + image["target"].get<std::string>() + " " +
-               image["kind"].get<std::string>() +
-               "): the base64 data is corrupt";
-      }
-      raw.assign(decoded.begin(), decoded.end());
-    } else if (image["encoding"] != "text") {
-      return where + ": unknown encoding " + image["encoding"].dump();
-    }
-    if (sha256Hex(raw) != image["sha256"])
-      return where + " (" + image["target"].get<std::string>() + " " +
-             image["kind"].get<std::string>() +
-             "): SHA-256 mismatch, the image is corrupt";
-    if (image["kind"] == "ptx")
-      ptxByTarget[image["target"]] = std::move(raw);
-  }
-  for (const json &t : m["targets"])
-    if (!t.is_string() || !ptxByTarget.count(t.get<std::string>()))
-      return "target " + t.dump() + " has no PTX image";
-  for (auto [i, k] : llvm::enumerate(m["kernels"])) {
-    std::string where = "kernels[" + std::to_string(i) + "]";
-    if (!c.need(k, "name", T::string, where) ||
-        !c.need(k, "target", T::string, where) ||
-        !c.need(k, "collective", T::string, where) ||
-        !c.need(k, "element_type", T::string, where) ||
-        !c.need(k, "world_size", T::number_integer, where) ||
-        !c.need(k, "grid", T::number_integer, where) ||
-        !c.need(k, "threads", T::number_integer, where))
-      return c.error;
-    if (k.contains("program")) {
-      if (!m.contains("program_abi_version"))
-        return where + ": a program kernel, but the manifest has no "
-                       "'program_abi_version'";
-      std::string problem = checkProgram(k, where);
-      if (!problem.empty())
-        return problem;
-    } else if (!c.need(k, "workspace", T::object, where)) {
-      return c.error;
-    }
-    auto ptx = ptxByTarget.find(k["target"]);
-    if (ptx == ptxByTarget.end())
-      return where + ": no PTX image for target " + k["target"].dump();
-    std::string entry = ".entry " + k["name"].get<std::string>() + "(";
-    if (ptx->second.find(entry) == std::string::npos)
-      return where + ": kernel " + k["name"].dump() +
-             " is not in the PTX of " + k["target"].dump();
-  }
-  if (summary)
-    *summary = std::to_string(m["collectives"].size()) + " collectives, " +
-               std::to_string(m["kernels"].size()) + " kernels, targets " +
-               m["targets"].dump();
   return "";
 }

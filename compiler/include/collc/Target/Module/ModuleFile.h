@@ -22,10 +22,6 @@
 
 namespace collc::module {
 
-/// The format this collc writes and reads.
-inline constexpr int kFormatVersion = 1;
-inline constexpr const char *kFormatName = "collc-module";
-
 /// What one target contributes to a module.
 struct TargetImage {
   cuda::Target target;
@@ -41,10 +37,12 @@ void write(mlir::ModuleOp module, llvm::StringRef specName,
            llvm::StringRef specText, const std::vector<TargetImage> &images,
            llvm::raw_ostream &os);
 
-/// Checks a module file: parses, checks the format name and version, the
-/// required fields and their types, every image's hash and that every kernel
-/// is in its target's PTX. Returns an empty string when valid, else what is
-/// wrong (and where). `summary` gets a one-line description when valid.
+/// Checks a module file with the runtime's reader (runtime/src/manifest.h,
+/// ManifestCheck::Whole): the format name and version, the required fields
+/// and their types, programs against abi.h, every image's hash and that
+/// every kernel is in its target's PTX. Returns an empty string when valid,
+/// else what is wrong (and where). `summary` gets a one-line description
+/// when valid.
 std::string validate(llvm::StringRef bytes, std::string *summary = nullptr);
 
 } // namespace collc::module

@@ -1,0 +1,513 @@
+//===- manifest.cpp - reading and checking a collc module file --*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Reads the JSON module file (docs/module-format.md) with nlohmann/json's
+/// non-throwing API: every field is type-checked before it is read, and the
+/// first problem found is the one reported.
+///
+//===----------------------------------------------------------------------===//
+
+#include "manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+using json = nlohmann::json;
+using namespace collc;
+
+namespace {
+
+/// `s` as a JSON string, quoted, for messages.
+std::string quote(const std::string &s) { return json(s).dump(); }
+
+/// Typed field access that reports what is missing or mistyped; once an
+/// error is set every later read is a no-op, so the first one is reported.
+struct Reader {
+  std::string error;
+  bool fail(const std::string &message) {
+    if (error.empty())
+      error = message;
+    return false;
+  }
+  const json *field(const json &obj, const char *key, json::value_t type,
+                    const std::string &where) {
+    if (!error.empty())
+      return nullptr;
+    if (!obj.is_object()) {
+      fail(where + " is not a JSON object");
+      return nullptr;
+    }
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      fail(where + ": missing field '" + key + "'");
+      return nullptr;
+    }
+    if (!(it->type() == type ||
+          (type == json::value_t::number_integer &&
+           it->type() == json::value_t::number_unsigned))) {
+      fail(where + ": field '" + key + "' has type " + it->type_name() +
+           ", expected " + json(type).type_name());
+      return nullptr;
+    }
+    return &*it;
+  }
+  std::string str(const json &obj, const char *key, const std::string &where) {
+    const json *f = field(obj, key, json::value_t::string, where);
+    return f ? f->get<std::string>() : std::string();
+  }
+  long long num(const json &obj, const char *key, const std::string &where) {
+    const json *f = field(obj, key, json::value_t::number_integer, where);
+    return f ? f->get<long long>() : 0;
+  }
+  bool flag(const json &obj, const char *key, const std::string &where) {
+    const json *f = field(obj, key, json::value_t::boolean, where);
+    return f ? f->get<bool>() : false;
+  }
+  std::vector<std::string> strings(const json &obj, const char *key,
+                                   const std::string &where) {
+    std::vector<std::string> out;
+    const json *f = field(obj, key, json::value_t::array, where);
+    if (!f)
+      return out;
+    for (const json &v : *f) {
+      if (!v.is_string()) {
+        fail(where + ": field '" + key + "' holds a non-string");
+        return out;
+      }
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+};
+
+/// The byte where parsing a malformed document stops, for the message.
+size_t whereParsingStops(const char *data, size_t bytes) {
+  struct Sax : nlohmann::json_sax<json> {
+    size_t where = 0;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override {
+      return true;
+    }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t &) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t position, const std::string &,
+                     const nlohmann::detail::exception &) override {
+      where = position;
+      return false;
+    }
+  } sax;
+  sax.where = bytes;
+  json::sax_parse(data, data + bytes, &sax);
+  return sax.where;
+}
+
+Layout parseLayout(const std::string &s, bool &variable, bool &ok) {
+  std::string base = s;
+  variable = base.size() > 2 && base.compare(base.size() - 2, 2, "_v") == 0;
+  if (variable)
+    base.resize(base.size() - 2);
+  ok = true;
+  if (base == "packed")
+    return Layout::Packed;
+  if (base == "scattered")
+    return Layout::Scattered;
+  if (base == "transposed")
+    return Layout::Transposed;
+  ok = false;
+  return Layout::Packed;
+}
+
+void readCollective(Reader &r, const json &c, const std::string &where,
+                    CollectiveInfo &info) {
+  info.name = r.str(c, "name", where);
+  const json *parts = r.field(c, "transforms", json::value_t::array, where);
+  for (size_t t = 0; parts && t < parts->size(); ++t) {
+    const json &p = (*parts)[t];
+    std::string pw = where + ".transforms[" + std::to_string(t) + "]";
+    TransformInfo ti;
+    ti.reduce = r.str(p, "consume", pw) == "reduce";
+    bool okIn = true, okOut = true, varOut = false;
+    ti.in = parseLayout(r.str(p, "input", pw), ti.variable, okIn);
+    ti.out = parseLayout(r.str(p, "output", pw), varOut, okOut);
+    std::string root = r.str(p, "root", pw);
+    ti.root = root == "producer" ? 1 : root == "consumer" ? 2 : 0;
+    if (ti.reduce) {
+      std::string op = r.str(p, "reduction", pw);
+      ti.op = op == "max"   ? collcMax
+              : op == "min" ? collcMin
+              : op == "avg" ? collcAvg
+                            : collcSum;
+    }
+    if (r.error.empty() && (!okIn || !okOut))
+      r.fail(pw + ": unknown layout");
+    info.parts.push_back(ti);
+  }
+  if (const json *s = r.field(c, "schedule", json::value_t::object, where)) {
+    info.readyEvents = r.strings(*s, "ready_events", where + ".schedule");
+    info.freeEvents = r.strings(*s, "free_events", where + ".schedule");
+    if (const json *roles =
+            r.field(*s, "roles", json::value_t::array, where + ".schedule"))
+      for (const json &role : *roles)
+        info.roles.push_back(r.str(role, "name", where + ".schedule.roles"));
+  }
+}
+
+/// Reads kernel `k`'s `program` object and checks that its receive-buffer
+/// facts are abi.h's formulas: a module that disagrees with them would
+/// overrun or misread its buffers. False once r.error is set.
+bool readProgram(Reader &r, const json &k, const std::string &kernel,
+                 ManifestCheck check, KernelInfo &info) {
+  using T = json::value_t;
+  const json *p = r.field(k, "program", T::object, kernel);
+  if (!p)
+    return false;
+  const std::string where = kernel + ".program";
+  ProgramInfo &g = info.program;
+  g.variant = r.str(*p, "variant", where);
+  const std::string encoding = r.str(*p, "encoding", where);
+  const json *band = r.field(*p, "band", T::array, where);
+  const long long slots = r.num(*p, "slots", where);
+  const long long region = r.num(*p, "region_bytes", where);
+  const long long rx = r.num(*p, "rx_bytes", where);
+  g.rxFill = (int)r.num(*p, "rx_fill", where);
+  g.counterWords = (int)r.num(*p, "counter_words", where);
+  g.inputPacked = r.flag(*p, "input_packed", where);
+  if (!r.error.empty())
+    return false;
+  auto bad = [&](const std::string &what) {
+    return r.fail(where + ": " + what);
+  };
+  // The runtime launches every variant alike; a whole module names only
+  // the variants this collc writes.
+  if (check == ManifestCheck::Whole && g.variant != "one_shot")
+    return bad("unknown variant " + quote(g.variant) +
+               ", expected \"one_shot\"");
+  g.encoding = -1;
+  for (int e :
+       {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16, COLLC_ENCODING_SENTINEL})
+    if (encoding == encodingName(e))
+      g.encoding = e;
+  if (g.encoding < 0)
+    return bad("unknown encoding " + quote(encoding) +
+               ", expected \"flag\", \"ll16\" or \"sentinel\"");
+  if (band->size() != 2 || !(*band)[0].is_number_integer() ||
+      !(*band)[1].is_number_integer() || (*band)[0].get<long long>() < 0 ||
+      (*band)[0].get<long long>() > (*band)[1].get<long long>())
+    return bad("band " + band->dump() +
+               " is not [lo, hi] with 0 <= lo <= hi (bytes of the input)");
+  g.bandLo = (*band)[0].get<unsigned long long>();
+  g.bandHi = (*band)[1].get<unsigned long long>();
+  // Reuse without a free event is proven by the next call's readiness,
+  // which needs two slots at least (dual buffering).
+  if (slots < 2)
+    return bad("slots is " + std::to_string(slots) + ", expected at least 2");
+  g.slots = (int)slots;
+  if (region <= 0 || region % 16)
+    return bad("region_bytes is " + std::to_string(region) +
+               ", expected a positive multiple of 16");
+  g.regionBytes = (unsigned long long)region;
+  // The band's top must fit a region, with the flag words of every warp.
+  const int warps = (int)((long long)info.grid * info.threads / 32);
+  const unsigned long long need =
+      collcRxRegionBytes(g.encoding, g.bandHi, warps);
+  if (g.regionBytes < need)
+    return bad("region_bytes is " + std::to_string(region) +
+               ", but the band's top (" + std::to_string(g.bandHi) +
+               " bytes) needs " + std::to_string(need));
+  g.rxBytes = (unsigned long long)rx;
+  const unsigned long long rxWant =
+      collcRxBytes(g.slots, info.worldSize, g.regionBytes);
+  if (rx < 0 || g.rxBytes != rxWant)
+    return bad("rx_bytes is " + std::to_string(rx) + ", expected " +
+               std::to_string(rxWant) + " (slots x world_size x region_bytes)");
+  if (g.rxFill != collcRxFillByte(g.encoding))
+    return bad("rx_fill is " + std::to_string(g.rxFill) + ", expected " +
+               std::to_string(collcRxFillByte(g.encoding)) + " for encoding " +
+               quote(encoding));
+  if (g.counterWords != info.grid)
+    return bad("counter_words is " + std::to_string(g.counterWords) +
+               ", expected the grid (" + std::to_string(info.grid) + ")");
+  return true;
+}
+
+void readKernel(Reader &r, const json &k, const std::string &where,
+                bool programAbi, ManifestCheck check, KernelInfo &info) {
+  info.name = r.str(k, "name", where);
+  info.target = r.str(k, "target", where);
+  info.collective = r.str(k, "collective", where);
+  info.elementType = r.str(k, "element_type", where);
+  info.elementBytes = (int)r.num(k, "element_bytes", where);
+  info.worldSize = (int)r.num(k, "world_size", where);
+  info.grid = (int)r.num(k, "grid", where);
+  info.threads = (int)r.num(k, "threads", where);
+  info.pdl = r.flag(k, "pdl", where);
+  if (!r.error.empty())
+    return;
+  if (info.worldSize < 1 || info.grid < 1 || info.threads < 1 ||
+      info.elementBytes < 1) {
+    r.fail(where + ": non-positive launch or type sizes");
+    return;
+  }
+  if (k.contains("program")) {
+    info.isProgram = true;
+    if (!programAbi) {
+      r.fail(where + ": a program kernel, but the manifest has no "
+                     "'program_abi_version'");
+      return;
+    }
+    readProgram(r, k, where, check, info);
+    return;
+  }
+  if (const json *w = r.field(k, "workspace", json::value_t::object, where)) {
+    std::string ww = where + ".workspace";
+    info.chunkBytes = r.num(*w, "chunk_bytes", ww);
+    info.slots = (int)r.num(*w, "slots", ww);
+    info.readyEvents = (int)r.num(*w, "ready_events", ww);
+    info.freeEvents = (int)r.num(*w, "free_events", ww);
+    info.stagingBytes = r.num(*w, "staging_bytes", ww);
+    info.intermediateBytes = r.num(*w, "intermediate_bytes", ww);
+    info.eventWords = r.num(*w, "event_words", ww);
+    info.stateWords = r.num(*w, "state_words", ww);
+  }
+}
+
+/// Reads and decodes image `im`; a problem with its data is corrupt.
+void readImage(Reader &r, const json &im, const std::string &where,
+               Image &image) {
+  image.target = r.str(im, "target", where);
+  image.kind = r.str(im, "kind", where);
+  std::string encoding = r.str(im, "encoding", where);
+  std::string sha = r.str(im, "sha256", where);
+  std::string data = r.str(im, "data", where);
+  if (!r.error.empty())
+    return;
+  const std::string what = where + " (" + image.target + " " + image.kind + ")";
+  if (encoding == "base64") {
+    if (!decodeBase64(data, image.data)) {
+      r.fail(what + ": the base64 data is corrupt");
+      return;
+    }
+  } else if (encoding == "text") {
+    image.data = std::move(data);
+  } else {
+    r.fail(where + ": unknown encoding " + quote(encoding) +
+           ", expected \"text\" or \"base64\"");
+    return;
+  }
+  // A flipped byte in PTX may still load and run wrong: check the hash.
+  if (sha256Hex(image.data) != sha) {
+    r.fail(what + ": SHA-256 mismatch, the image is corrupt; rebuild the "
+                  "module");
+    return;
+  }
+  // "sm_90a" -> 90; the suffix only narrows where a cubin runs.
+  image.capability = std::atoi(image.target.c_str() + 3);
+}
+
+/// The checks of ManifestCheck::Whole beyond reading: a PTX image for every
+/// target, every kernel an entry of its target's PTX.
+void checkWhole(Reader &r, const Manifest &m) {
+  std::map<std::string, const std::string *> ptx;
+  for (const Image &image : m.images)
+    if (image.kind == "ptx")
+      ptx[image.target] = &image.data;
+  for (const std::string &t : m.targets)
+    if (!ptx.count(t))
+      r.fail("target " + quote(t) + " has no PTX image");
+  for (size_t i = 0; i < m.kernels.size() && r.error.empty(); ++i) {
+    const KernelInfo &k = m.kernels[i];
+    const std::string where = "kernels[" + std::to_string(i) + "]";
+    auto it = ptx.find(k.target);
+    if (it == ptx.end())
+      r.fail(where + ": no PTX image for target " + quote(k.target));
+    else if (it->second->find(".entry " + k.name + "(") == std::string::npos)
+      r.fail(where + ": kernel " + quote(k.name) + " is not in the PTX of " +
+             quote(k.target));
+  }
+}
+
+} // namespace
+
+const char *collc::encodingName(int encoding) {
+  switch (encoding) {
+  case COLLC_ENCODING_FLAG:
+    return "flag";
+  case COLLC_ENCODING_LL16:
+    return "ll16";
+  case COLLC_ENCODING_SENTINEL:
+    return "sentinel";
+  default:
+    return "?";
+  }
+}
+
+const CollectiveInfo *Manifest::findCollective(const std::string &name) const {
+  for (const CollectiveInfo &c : collectives)
+    if (c.name == name)
+      return &c;
+  return nullptr;
+}
+
+ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
+                                    ManifestCheck check, const char *reader) {
+  auto foreign = [](std::string message) {
+    return ManifestProblem{std::move(message), false};
+  };
+  auto corrupt = [](std::string message) {
+    return ManifestProblem{std::move(message), true};
+  };
+  if (bytes == 0)
+    return foreign("the module file is empty; build one with collc "
+                   "--emit=module");
+  json doc = json::parse(data, data + bytes, nullptr,
+                         /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    return foreign("the module file is not valid JSON: it is truncated or "
+                   "corrupt (parse error at byte " +
+                   std::to_string(whereParsingStops(data, bytes)) + " of " +
+                   std::to_string(bytes) + ")");
+  if (!doc.is_object())
+    return foreign("not a collc module: the document is not a JSON object");
+  auto format = doc.find("format");
+  if (format == doc.end() || *format != kModuleFormatName)
+    return foreign(
+        "not a collc module: format is " +
+        (format == doc.end() ? std::string("missing") : format->dump()) +
+        ", expected " + quote(kModuleFormatName));
+  Reader r;
+  const std::string rebuild = "; rebuild the module with a matching collc";
+  const long long version = r.num(doc, "format_version", "manifest");
+  if (r.error.empty() && version != kModuleFormatVersion)
+    return foreign("module format version " + std::to_string(version) +
+                   " is not supported by this " + reader +
+                   " (it reads version " +
+                   std::to_string(kModuleFormatVersion) + ")" + rebuild);
+  const long long abi = r.num(doc, "kernel_abi_version", "manifest");
+  if (r.error.empty() && abi != COLLC_KERNEL_ABI_VERSION)
+    return foreign("the module's kernel ABI version is " + std::to_string(abi) +
+                   ", this " + reader + " speaks " +
+                   std::to_string(COLLC_KERNEL_ABI_VERSION) + rebuild);
+  // Programs (SNAC v2) have their own ABI; a module without programs need
+  // not say which it would speak (format version 1 predates programs).
+  const bool programAbi = doc.contains("program_abi_version");
+  if (programAbi) {
+    const long long v = r.num(doc, "program_abi_version", "manifest");
+    if (r.error.empty() && v != COLLC_PROGRAM_ABI_VERSION)
+      return foreign("the module's program ABI version is " +
+                     std::to_string(v) + ", this " + reader + " speaks " +
+                     std::to_string(COLLC_PROGRAM_ABI_VERSION) + rebuild);
+  }
+  if (check == ManifestCheck::Whole) {
+    r.field(doc, "compiler", json::value_t::object, "manifest");
+    m.targets = r.strings(doc, "targets", "manifest");
+  } else if (doc.contains("targets")) {
+    m.targets = r.strings(doc, "targets", "manifest");
+  }
+  if (const json *spec =
+          r.field(doc, "spec", json::value_t::object, "manifest")) {
+    m.specHash = r.str(*spec, "sha256", "spec");
+    if (spec->contains("file") && (*spec)["file"].is_string())
+      m.specFile = (*spec)["file"].get<std::string>();
+  }
+
+  const json *collectives =
+      r.field(doc, "collectives", json::value_t::array, "manifest");
+  for (size_t i = 0; collectives && r.error.empty() && i < collectives->size();
+       ++i) {
+    CollectiveInfo info;
+    readCollective(r, (*collectives)[i],
+                   "collectives[" + std::to_string(i) + "]", info);
+    m.collectives.push_back(std::move(info));
+  }
+  const json *kernels =
+      r.field(doc, "kernels", json::value_t::array, "manifest");
+  for (size_t i = 0; kernels && r.error.empty() && i < kernels->size(); ++i) {
+    KernelInfo info;
+    readKernel(r, (*kernels)[i], "kernels[" + std::to_string(i) + "]",
+               programAbi, check, info);
+    m.kernels.push_back(std::move(info));
+  }
+  const json *images = r.field(doc, "images", json::value_t::array, "manifest");
+  for (size_t i = 0; images && r.error.empty() && i < images->size(); ++i) {
+    Image image;
+    readImage(r, (*images)[i], "images[" + std::to_string(i) + "]", image);
+    m.images.push_back(std::move(image));
+  }
+  if (check == ManifestCheck::Whole && r.error.empty())
+    checkWhole(r, m);
+  return r.error.empty() ? ManifestProblem() : corrupt(r.error);
+}
+
+//===----------------------------------------------------------------------===//
+// Base64 (RFC 4648, standard alphabet, padded)
+//===----------------------------------------------------------------------===//
+
+static const char kBase64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string collc::encodeBase64(const std::string &in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < in.size(); i += 3) {
+    const size_t n = std::min<size_t>(3, in.size() - i);
+    unsigned v = 0;
+    for (size_t j = 0; j < 3; ++j)
+      v = v << 8 | (j < n ? (unsigned char)in[i + j] : 0u);
+    for (size_t j = 0; j < 4; ++j)
+      out.push_back(j <= n ? kBase64[(v >> (18 - 6 * j)) & 63] : '=');
+  }
+  return out;
+}
+
+bool collc::decodeBase64(const std::string &in, std::string &out) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z')
+      return c - 'A';
+    if (c >= 'a' && c <= 'z')
+      return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+      return c - '0' + 52;
+    if (c == '+')
+      return 62;
+    if (c == '/')
+      return 63;
+    return -1;
+  };
+  out.clear();
+  // Whole groups of four, at most two '=' and only at the end.
+  if (in.size() % 4)
+    return false;
+  size_t pad = 0;
+  while (pad < 2 && pad < in.size() && in[in.size() - 1 - pad] == '=')
+    ++pad;
+  out.reserve(in.size() / 4 * 3);
+  unsigned buffer = 0;
+  int bits = 0;
+  for (size_t i = 0; i + pad < in.size(); ++i) {
+    int v = value(in[i]);
+    if (v < 0)
+      return false;
+    buffer = (buffer << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
+    }
+  }
+  return true;
+}

@@ -1,0 +1,142 @@
+//===- manifest.h - reading and checking a collc module file ----*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The one reader of the module file (docs/module-format.md): the runtime
+/// loads modules with it and `collc --validate-module` checks them with it,
+/// so every check on a module lives here once. Plain C++17 and nlohmann/json
+/// only (library collc_manifest), built without exceptions: a corrupt file
+/// is an error message, never an abort. The writer is the compiler's
+/// (compiler/lib/Target/Module/ModuleFile.cpp).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_RUNTIME_SRC_MANIFEST_H
+#define COLLC_RUNTIME_SRC_MANIFEST_H
+
+#include "collc/collc.h"
+#include "collc/device/snac/abi.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace collc {
+
+/// The format this reader reads (and the compiler writes).
+inline constexpr int kModuleFormatVersion = 1;
+inline constexpr const char *kModuleFormatName = "collc-module";
+
+enum class Layout { Packed, Scattered, Transposed };
+
+/// One transform of a collective, from the manifest.
+struct TransformInfo {
+  bool reduce = false;
+  collcRedOp_t op = collcSum;
+  Layout in = Layout::Packed, out = Layout::Packed;
+  bool variable = false;
+  int root = 0; // 0 none, 1 producer, 2 consumer
+};
+
+struct CollectiveInfo {
+  std::string name;
+  std::vector<TransformInfo> parts;
+  std::vector<std::string> roles, readyEvents, freeEvents;
+  bool rooted() const {
+    for (const TransformInfo &t : parts)
+      if (t.root)
+        return true;
+    return false;
+  }
+};
+
+/// A program kernel's `program` object (abi.h "Programs",
+/// docs/module-format.md).
+struct ProgramInfo {
+  std::string variant;
+  int encoding = COLLC_ENCODING_FLAG; // COLLC_ENCODING_*
+  /// Inclusive bounds on the bytes of a rank's input this program serves.
+  unsigned long long bandLo = 0, bandHi = 0;
+  int slots = 0;
+  unsigned long long regionBytes = 0, rxBytes = 0;
+  int rxFill = 0, counterWords = 0;
+  bool inputPacked = true;
+};
+
+/// The manifest spelling of a COLLC_ENCODING_* ("ll16"), "?" if none.
+const char *encodingName(int encoding);
+
+struct KernelInfo {
+  std::string name, target, collective, elementType;
+  int elementBytes = 0, worldSize = 0, grid = 0, threads = 0;
+  bool pdl = false;
+  /// A SNAC v2 program (collcProgramParams), not an ABI 2 kernel.
+  bool isProgram = false;
+  ProgramInfo program;
+  long long chunkBytes = 0;
+  int slots = 0, readyEvents = 0, freeEvents = 0;
+  unsigned long long stagingBytes = 0, intermediateBytes = 0;
+  unsigned long long eventWords = 0, stateWords = 0;
+};
+
+struct Image {
+  std::string target, kind, data; // data decoded
+  int capability = 0;
+};
+
+/// What a module file says, images decoded and checked against their hashes.
+struct Manifest {
+  std::string specFile, specHash;
+  /// `targets` (empty when a loaded file has none: see ManifestCheck::Whole).
+  std::vector<std::string> targets;
+  std::vector<CollectiveInfo> collectives;
+  std::vector<KernelInfo> kernels;
+  std::vector<Image> images;
+  const CollectiveInfo *findCollective(const std::string &name) const;
+};
+
+/// How much of a module file to check.
+enum class ManifestCheck {
+  /// What running it needs (the runtime): the format and ABI versions, every
+  /// field that is read with its type, the receive-buffer facts of programs
+  /// against abi.h's formulas, every image's encoding and hash.
+  Load,
+  /// Load, and that the file is whole (`collc --validate-module`): the
+  /// `compiler` and `targets` fields, a PTX image for every target, every
+  /// kernel an entry of its target's PTX, a program variant this collc
+  /// knows.
+  Whole,
+};
+
+/// Why a module file was refused.
+struct ManifestProblem {
+  /// What is wrong and where ("kernels[0].program: slots is 1, ..."); empty
+  /// when the file passed.
+  std::string message;
+  /// Whether a field of the manifest is wrong (the caller says how to check
+  /// the file) rather than the file as a whole: empty, not JSON, not a
+  /// module or of another version (the message says what to do).
+  bool corrupt = false;
+  explicit operator bool() const { return !message.empty(); }
+};
+
+/// Reads the module file `data[0, bytes)` into `out`. `reader` names who
+/// reads it in version messages ("collc", "runtime").
+ManifestProblem readManifest(const char *data, size_t bytes, Manifest &out,
+                             ManifestCheck check, const char *reader);
+
+/// Lower-case hex SHA-256 (FIPS 180-4) of `data` (sha256.cpp): images are
+/// hashed with it when written and checked with it when read.
+std::string sha256Hex(const std::string &data);
+
+/// Standard base64 with padding, as cubin images are stored.
+std::string encodeBase64(const std::string &in);
+/// Decodes standard base64 with its padding; false on anything else.
+bool decodeBase64(const std::string &in, std::string &out);
+
+} // namespace collc
+
+#endif // COLLC_RUNTIME_SRC_MANIFEST_H

@@ -1,0 +1,111 @@
+//===- ManifestTest.cpp - the module-file reader ----------------*- C++ -*-===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The reader the runtime and `collc --validate-module` share (manifest.h):
+// what only a whole file must have, and the base64 of cubin images. The
+// checks both make are tested through the C API (ModuleTest.cpp,
+// ProgramTest.cpp) and through collc (test/Target/Module/validate*.test).
+//
+//===----------------------------------------------------------------------===//
+
+#include "manifest.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using namespace collc;
+
+/// A loadable manifest without `compiler` and `targets`: what the runtime
+/// needs and no more.
+std::string loadable(const std::string &variant = "one_shot") {
+  return std::string(R"({"format": "collc-module", "format_version": 1,
+  "kernel_abi_version": )") +
+         std::to_string(COLLC_KERNEL_ABI_VERSION) +
+         R"(, "program_abi_version": )" +
+         std::to_string(COLLC_PROGRAM_ABI_VERSION) + R"(,
+  "spec": {"file": "t.coll", "sha256": "00"}, "collectives": [],
+  "kernels": [{"name": "k", "target": "sm_90", "collective": "c",
+    "element_type": "f32", "element_bytes": 4, "world_size": 2, "grid": 1,
+    "threads": 32, "pdl": false, "program": {"variant": ")" +
+         variant + R"(", "encoding": "flag", "band": [0, 16], "slots": 2,
+    "region_bytes": )" +
+         std::to_string(collcRxRegionBytes(COLLC_ENCODING_FLAG, 16, 1)) +
+         R"(, "rx_bytes": )" +
+         std::to_string(collcRxBytes(
+             2, 2, collcRxRegionBytes(COLLC_ENCODING_FLAG, 16, 1))) +
+         R"(, "rx_fill": )" +
+         std::to_string(collcRxFillByte(COLLC_ENCODING_FLAG)) +
+         R"(, "counter_words": 1, "input_packed": true}}],
+  "images": []})";
+}
+
+ManifestProblem read(const std::string &text, ManifestCheck check) {
+  Manifest m;
+  return readManifest(text.data(), text.size(), m, check, "test");
+}
+
+TEST(ManifestTest, LoadingNeedsLessThanAWholeFile) {
+  EXPECT_FALSE(read(loadable(), ManifestCheck::Load))
+      << read(loadable(), ManifestCheck::Load).message;
+  ManifestProblem whole = read(loadable(), ManifestCheck::Whole);
+  EXPECT_EQ(whole.message, "manifest: missing field 'compiler'");
+  EXPECT_TRUE(whole.corrupt);
+}
+
+TEST(ManifestTest, OnlyAWholeFileNamesAKnownVariant) {
+  EXPECT_FALSE(read(loadable("three_shot"), ManifestCheck::Load));
+  std::string text = loadable("three_shot");
+  text.replace(text.find(R"("spec")"), 0, R"("compiler": {}, "targets": [], )");
+  EXPECT_EQ(read(text, ManifestCheck::Whole).message,
+            "kernels[0].program: unknown variant \"three_shot\", expected "
+            "\"one_shot\"");
+}
+
+TEST(ManifestTest, VersionProblemsAreNotCorruption) {
+  std::string text = loadable();
+  text.replace(text.find(R"("format_version": 1)"), 19,
+               R"("format_version": 3)");
+  ManifestProblem p = read(text, ManifestCheck::Load);
+  EXPECT_FALSE(p.corrupt);
+  EXPECT_EQ(p.message, "module format version 3 is not supported by this test "
+                       "(it reads version 1); rebuild the module with a "
+                       "matching collc");
+}
+
+TEST(ManifestTest, Base64RoundTrips) {
+  // RFC 4648 section 10's vectors, and every byte value.
+  const std::pair<std::string, std::string> vectors[] = {
+      {"", ""},
+      {"f", "Zg=="},
+      {"fo", "Zm8="},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="},
+      {"fooba", "Zm9vYmE="},
+      {"foobar", "Zm9vYmFy"}};
+  for (const auto &[raw, encoded] : vectors) {
+    EXPECT_EQ(encodeBase64(raw), encoded);
+    std::string back;
+    EXPECT_TRUE(decodeBase64(encoded, back)) << encoded;
+    EXPECT_EQ(back, raw);
+  }
+  std::string all;
+  for (int i = 0; i < 256; ++i)
+    all.push_back(static_cast<char>(i));
+  std::string back;
+  EXPECT_TRUE(decodeBase64(encodeBase64(all), back));
+  EXPECT_EQ(back, all);
+}
+
+TEST(ManifestTest, MalformedBase64IsRefused) {
+  std::string out;
+  for (const char *bad : {"@@@@", "Zg=", "Zm9", "Z===", "Zg==Zg==", "Zm 9v"})
+    EXPECT_FALSE(decodeBase64(bad, out)) << bad;
+}
+
+} // namespace
