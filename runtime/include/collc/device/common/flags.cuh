@@ -24,7 +24,8 @@
 /// granularity is 32 ns to 1 us depending on the GPU, so a timeout is honoured
 /// to within that), and additionally cap the number of polls at
 /// timeoutNs + kPollBatch (a poll takes far more than 1 ns), so a wait ends
-/// even if the timer stalled. With COLLC_DEVICE_TRAP_ON_TIMEOUT defined, an
+/// even if the timer stalled. bounded_poll is that loop, for every wait of
+/// the device library (ll.cuh, sentinel.cuh, snac/program.cuh). With COLLC_DEVICE_TRAP_ON_TIMEOUT defined, an
 /// expired wait prints its condition and traps (debug builds).
 ///
 //===----------------------------------------------------------------------===//
@@ -218,33 +219,62 @@ COLLC_DEVICE_INLINE u64 globaltimer_ns() {
 /// Number of polls between two reads of the timer in the bounded waits.
 constexpr int kPollBatch = 8;
 
+/// How a bounded wait ended.
+enum class PollState { TimedOut, Ready, Failed };
+
+/// The bounded poll loop of every wait (STYLE.md 12), once: polls until
+/// `ready()` holds (Ready) or `failed()` does (Failed: e.g. the word shows a
+/// later call), or the wait has run past `timeoutNs` (TimedOut). Each turn
+/// calls ready() once, which loads; failed() judges what ready() loaded.
+/// %globaltimer is read once every kPollBatch polls, the first time as the
+/// start (most waits end before a batch is over and never read it), and at
+/// most timeoutNs + kPollBatch polls are made, so a wait ends even if the
+/// timer stalled. One poll, not an unrolled batch, per turn: the waits are
+/// inlined at every unrolled call site. The caller records the error.
+template <typename Ready, typename Failed>
+COLLC_DEVICE_INLINE PollState bounded_poll(unsigned long long timeoutNs,
+                                           Ready &&ready, Failed &&failed) {
+  u64 start = 0;
+  for (unsigned long long polls = 0;; ++polls) {
+    if (ready())
+      return PollState::Ready;
+    if (failed())
+      return PollState::Failed;
+    if (polls % kPollBatch != kPollBatch - 1)
+      continue;
+    const u64 now = globaltimer_ns();
+    if (start == 0) {
+      start = now;
+      continue;
+    }
+    if (now - start >= timeoutNs || polls > timeoutNs)
+      return PollState::TimedOut;
+  }
+}
+
+/// bounded_poll for a wait that only ends ready or timed out.
+template <typename Ready>
+COLLC_DEVICE_INLINE bool bounded_poll(unsigned long long timeoutNs,
+                                      Ready &&ready) {
+  return bounded_poll(timeoutNs, ready, [] { return false; }) ==
+         PollState::Ready;
+}
+
 namespace detail {
-/// Shared body of the bounded waits: polls `*p >= target` with relaxed loads
+/// Shared body of the flag waits: polls `*p >= target` with relaxed loads
 /// at scope S; on success, when Acquire, issues fence.acq_rel.S (a relaxed
 /// load that observed the value followed by the fence is an acquire pattern)
-/// and returns true; returns false once `timeoutNs` have passed (or
-/// timeoutNs + kPollBatch polls were made). *observed gets the last value.
+/// and returns true; returns false on bounded_poll's timeout. *observed gets
+/// the last value.
 template <Scope S, bool Acquire>
 COLLC_DEVICE_INLINE bool wait_geq(const u64 *p, u64 target,
                                   unsigned long long timeoutNs,
                                   u64 *observed) {
-  u64 v = ld_relaxed<S>(p);
-  bool ok = v >= target;
-  if (!ok) {
-    const u64 start = globaltimer_ns();
-    unsigned long long polls = 0;
-    const unsigned long long maxPolls = timeoutNs + kPollBatch;
-    while (!ok) {
-      COLLC_PRAGMA_UNROLL
-      for (int i = 0; i < kPollBatch; ++i) {
-        v = ld_relaxed<S>(p);
-        ok = ok || v >= target;
-      }
-      polls += kPollBatch;
-      if (!ok && (globaltimer_ns() - start >= timeoutNs || polls >= maxPolls))
-        break;
-    }
-  }
+  u64 v = 0;
+  const bool ok = bounded_poll(timeoutNs, [&] {
+    v = ld_relaxed<S>(p);
+    return v >= target;
+  });
   if (observed)
     *observed = v;
   if (ok) {

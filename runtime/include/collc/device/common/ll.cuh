@@ -80,22 +80,11 @@ COLLC_DEVICE_INLINE bool try_read(const Packet *p, uint32_t seq,
 }
 
 /// Polls `*p` (single thread) until it carries sequence number `seq`, then
-/// sets `*payload` and returns true; returns false if `timeoutNs` nanoseconds
-/// (%globaltimer; polls capped at timeoutNs + kPollBatch) pass first.
+/// sets `*payload` and returns true; returns false on bounded_poll's timeout.
 COLLC_DEVICE_INLINE bool poll(const Packet *p, uint32_t seq, u64 *payload,
                               unsigned long long timeoutNs) {
-  if (try_read(p, seq, payload))
+  if (bounded_poll(timeoutNs, [&] { return try_read(p, seq, payload); }))
     return true;
-  const u64 start = globaltimer_ns();
-  const unsigned long long maxPolls = timeoutNs + kPollBatch;
-  for (unsigned long long polls = 0; polls < maxPolls; polls += kPollBatch) {
-    COLLC_PRAGMA_UNROLL
-    for (int i = 0; i < kPollBatch; ++i)
-      if (try_read(p, seq, payload))
-        return true;
-    if (globaltimer_ns() - start >= timeoutNs)
-      break;
-  }
 #if defined(COLLC_DEVICE_TRAP_ON_TIMEOUT)
   printf("collc: LL poll timed out: packet seq == %u after %llu ns\n", seq,
          timeoutNs);

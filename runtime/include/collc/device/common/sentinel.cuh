@@ -167,31 +167,19 @@ COLLC_DEVICE_INLINE bool ready(Pack16 p) { return is_ready(p); }
 } // namespace detail
 
 /// Polls `*slot` (single thread) until its bits differ from the sentinel,
-/// then stores the value in `*out` and returns true; returns false if
-/// `timeoutNs` nanoseconds (%globaltimer; polls capped at timeoutNs +
-/// kPollBatch) pass first. Slot may be uint32_t, u64 or Pack16.
+/// then stores the value in `*out` and returns true; returns false on
+/// bounded_poll's timeout. Slot may be uint32_t, u64 or Pack16.
 template <typename Slot>
 COLLC_DEVICE_INLINE bool poll(const Slot *slot, Slot *out,
                               unsigned long long timeoutNs) {
-  Slot v = load(slot);
-  if (detail::ready(v)) {
-    *out = v;
-    return true;
-  }
-  const u64 start = globaltimer_ns();
-  const unsigned long long maxPolls = timeoutNs + kPollBatch;
-  for (unsigned long long polls = 0; polls < maxPolls; polls += kPollBatch) {
-    COLLC_PRAGMA_UNROLL
-    for (int i = 0; i < kPollBatch; ++i) {
-      v = load(slot);
-      if (detail::ready(v)) {
+  if (bounded_poll(timeoutNs, [&] {
+        const Slot v = load(slot);
+        if (!detail::ready(v))
+          return false;
         *out = v;
         return true;
-      }
-    }
-    if (globaltimer_ns() - start >= timeoutNs)
-      break;
-  }
+      }))
+    return true;
 #if defined(COLLC_DEVICE_TRAP_ON_TIMEOUT)
   printf("collc: sentinel poll timed out: slot != sentinel after %llu ns\n",
          timeoutNs);

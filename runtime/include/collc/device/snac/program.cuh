@@ -651,19 +651,15 @@ private:
     }
   }
 
-  /// Whether a wait that has made `polls` + 1 polls has run past the timeout
-  /// (flags.cuh's rule: %globaltimer every kPollBatch polls, and at most
-  /// timeoutNs + kPollBatch polls). The timer is first read after one batch,
-  /// into `*start`.
-  COLLC_DEVICE_INLINE bool expired(unsigned long long polls, u64 *start) const {
-    if (polls % dev::kPollBatch != dev::kPollBatch - 1)
-      return false;
-    const u64 now = dev::globaltimer_ns();
-    if (*start == 0) {
-      *start = now;
-      return false;
-    }
-    return now - *start >= p_.timeoutNs || polls > p_.timeoutNs;
+  /// Records a wait that ended without its data (dev::bounded_poll): Failed
+  /// (it saw a later call) is a sequence mismatch, TimedOut a timeout.
+  /// Returns false, for the caller to return.
+  COLLC_DEVICE_INLINE bool waitFailed(dev::PollState state, int op, Epoch e,
+                                      int source, long long element) {
+    fail(state == dev::PollState::Failed ? COLLC_KERNEL_SEQUENCE
+                                         : COLLC_KERNEL_TIMEOUT,
+         op, e, source, element);
+    return false;
   }
 
   /// LL16: polls packet `j` of `source` until it carries `seq`; false after
@@ -672,23 +668,19 @@ private:
   COLLC_DEVICE_INLINE bool llWait(int op, Epoch e, uint32_t seq, int source,
                                   const dev::ll::Packet *at, long long j,
                                   u64 *payload) {
-    u64 start = 0; // read after the first batch of polls: most waits end first
-    for (unsigned long long polls = 0;; ++polls) {
-      const dev::ll::Packet v = detail::ll_load(at);
-      if (v.seq0 == seq && v.seq1 == seq) {
-        *payload = (static_cast<u64>(v.data1) << 32) | v.data0;
-        return true;
-      }
-      // A packet of a later call than this one (a fresh buffer holds 0).
-      if (v.seq0 != 0 && static_cast<int32_t>(v.seq0 - seq) > 0) {
-        fail(COLLC_KERNEL_SEQUENCE, op, e, source, j * kLanes8);
-        return false;
-      }
-      if (expired(polls, &start)) {
-        fail(COLLC_KERNEL_TIMEOUT, op, e, source, j * kLanes8);
-        return false;
-      }
-    }
+    dev::ll::Packet v;
+    const dev::PollState state = dev::bounded_poll(
+        p_.timeoutNs,
+        [&] {
+          v = detail::ll_load(at);
+          return v.seq0 == seq && v.seq1 == seq;
+        },
+        // A packet of a later call than this one (a fresh buffer holds 0).
+        [&] { return v.seq0 != 0 && static_cast<int32_t>(v.seq0 - seq) > 0; });
+    if (state == dev::PollState::Ready)
+      *payload = (static_cast<u64>(v.data1) << 32) | v.data0;
+    return state == dev::PollState::Ready ||
+           waitFailed(state, op, e, source, j * kLanes8);
   }
 
   /// SENTINEL: polls unit `j` of `source` until neither half is armed; the
@@ -710,20 +702,16 @@ private:
   COLLC_DEVICE_INLINE bool flagWait(int op, Epoch e, int source, char *region,
                                     long long lo) {
     const u64 *word = readyWord(region);
-    u64 start = 0;
-    for (unsigned long long polls = 0;; ++polls) {
-      const u64 v = dev::ld_relaxed_sys(word);
-      if (v == e.value && dev::ld_acquire_sys(word) == e.value)
-        return true;
-      if (v > e.value) {
-        fail(COLLC_KERNEL_SEQUENCE, op, e, source, lo * kLanes16);
-        return false;
-      }
-      if (expired(polls, &start)) {
-        fail(COLLC_KERNEL_TIMEOUT, op, e, source, lo * kLanes16);
-        return false;
-      }
-    }
+    u64 v;
+    const dev::PollState state = dev::bounded_poll(
+        p_.timeoutNs,
+        [&] {
+          v = dev::ld_relaxed_sys(word);
+          return v == e.value && dev::ld_acquire_sys(word) == e.value;
+        },
+        [&] { return v > e.value; });
+    return state == dev::PollState::Ready ||
+           waitFailed(state, op, e, source, lo * kLanes16);
   }
 
   const collcProgramParams p_;
