@@ -60,19 +60,16 @@ COLLC_DEVICE_INLINE void copy_bytes(char *d, const char *s, size_t n,
 template <int Unroll>
 COLLC_DEVICE_INLINE void copy_vec16(uint4 *d, const uint4 *s, size_t n,
                                     unsigned tid, unsigned nt) {
-  size_t i = tid;
-  const size_t step = static_cast<size_t>(nt) * Unroll;
-  for (; i + static_cast<size_t>(Unroll - 1) * nt < n; i += step) {
-    uint4 v[Unroll];
+  cta_for_each_unrolled<Unroll>(n, tid, nt, [&](const auto &idx) {
+    constexpr int U = sizeof(idx) / sizeof(size_t);
+    uint4 v[U];
     COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < Unroll; ++u)
-      v[u] = s[i + static_cast<size_t>(u) * nt];
+    for (int u = 0; u < U; ++u)
+      v[u] = s[idx[u]];
     COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < Unroll; ++u)
-      d[i + static_cast<size_t>(u) * nt] = v[u];
-  }
-  for (; i < n; i += nt)
-    d[i] = s[i];
+    for (int u = 0; u < U; ++u)
+      d[idx[u]] = v[u];
+  });
 }
 
 /// Loads the 16 source bytes of chunk `c` from aligned words `w` (the word
@@ -94,19 +91,16 @@ COLLC_DEVICE_INLINE void copy_shifted16(uint4 *d, const char *s, size_t n,
                                         unsigned tid, unsigned nt) {
   const unsigned off = static_cast<unsigned>(reinterpret_cast<uintptr_t>(s) & 3);
   const uint32_t *w = reinterpret_cast<const uint32_t *>(s - off);
-  size_t i = tid;
-  const size_t step = static_cast<size_t>(nt) * Unroll;
-  for (; i + static_cast<size_t>(Unroll - 1) * nt < n; i += step) {
-    uint4 v[Unroll];
+  cta_for_each_unrolled<Unroll>(n, tid, nt, [&](const auto &idx) {
+    constexpr int U = sizeof(idx) / sizeof(size_t);
+    uint4 v[U];
     COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < Unroll; ++u)
-      v[u] = load_shifted16(w, i + static_cast<size_t>(u) * nt, off);
+    for (int u = 0; u < U; ++u)
+      v[u] = load_shifted16(w, idx[u], off);
     COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < Unroll; ++u)
-      d[i + static_cast<size_t>(u) * nt] = v[u];
-  }
-  for (; i < n; i += nt)
-    d[i] = load_shifted16(w, i, off);
+    for (int u = 0; u < U; ++u)
+      d[idx[u]] = v[u];
+  });
 }
 
 } // namespace detail

@@ -46,72 +46,61 @@ enum class Scope { Cta, Gpu, Sys };
 
 static_assert(sizeof(u64) == 8, "flags are 64-bit");
 
+/// `asm volatile(OP ".<scope>" REST operands)` for scope S: the scope is
+/// part of the instruction's text, so each scope is its own string literal,
+/// picked at compile time.
+#define COLLC_SCOPED_ASM(S, OP, REST, ...)                                     \
+  do {                                                                         \
+    if constexpr ((S) == Scope::Sys)                                           \
+      asm volatile(OP ".sys" REST __VA_ARGS__);                                \
+    else if constexpr ((S) == Scope::Gpu)                                      \
+      asm volatile(OP ".gpu" REST __VA_ARGS__);                                \
+    else                                                                       \
+      asm volatile(OP ".cta" REST __VA_ARGS__);                                \
+  } while (0)
+
 /// Plain load of the 64-bit flag, acquire order, scope S (ld.acquire.S.u64).
 template <Scope S> COLLC_DEVICE_INLINE u64 ld_acquire(const u64 *p) {
   u64 v;
-  if constexpr (S == Scope::Sys)
-    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  else
-    asm volatile("ld.acquire.cta.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  COLLC_SCOPED_ASM(S, "ld.acquire", ".u64 %0, [%1];",
+                   : "=l"(v) : "l"(p) : "memory");
   return v;
 }
 
 /// Load of the 64-bit flag, relaxed (no ordering), scope S.
 template <Scope S> COLLC_DEVICE_INLINE u64 ld_relaxed(const u64 *p) {
   u64 v;
-  if constexpr (S == Scope::Sys)
-    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  else
-    asm volatile("ld.relaxed.cta.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  COLLC_SCOPED_ASM(S, "ld.relaxed", ".u64 %0, [%1];",
+                   : "=l"(v) : "l"(p) : "memory");
   return v;
 }
 
 /// Store of the 64-bit flag, release order, scope S: every memory operation
 /// of this thread before it is visible to whoever acquires the value.
 template <Scope S> COLLC_DEVICE_INLINE void st_release(u64 *p, u64 v) {
-  if constexpr (S == Scope::Sys)
-    asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else
-    asm volatile("st.release.cta.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  COLLC_SCOPED_ASM(S, "st.release", ".u64 [%0], %1;",
+                   ::"l"(p), "l"(v) : "memory");
 }
 
 /// Store of the 64-bit flag, relaxed, scope S.
 template <Scope S> COLLC_DEVICE_INLINE void st_relaxed(u64 *p, u64 v) {
-  if constexpr (S == Scope::Sys)
-    asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else
-    asm volatile("st.relaxed.cta.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  COLLC_SCOPED_ASM(S, "st.relaxed", ".u64 [%0], %1;",
+                   ::"l"(p), "l"(v) : "memory");
 }
 
 /// Atomic `*p += v` without a result (PTX red), release order, scope S: the
 /// many-producers form of st_release (e.g. a counter of arrived peers).
 template <Scope S>
 COLLC_DEVICE_INLINE void red_add_release(u64 *p, u64 v) {
-  if constexpr (S == Scope::Sys)
-    asm volatile("red.release.sys.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("red.release.gpu.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else
-    asm volatile("red.release.cta.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  COLLC_SCOPED_ASM(S, "red.release", ".add.u64 [%0], %1;",
+                   ::"l"(p), "l"(v) : "memory");
 }
 
 /// Atomic `*p += v` without a result, relaxed, scope S.
 template <Scope S>
 COLLC_DEVICE_INLINE void red_add_relaxed(u64 *p, u64 v) {
-  if constexpr (S == Scope::Sys)
-    asm volatile("red.relaxed.sys.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("red.relaxed.gpu.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-  else
-    asm volatile("red.relaxed.cta.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  COLLC_SCOPED_ASM(S, "red.relaxed", ".add.u64 [%0], %1;",
+                   ::"l"(p), "l"(v) : "memory");
 }
 
 /// Atomic `old = *p; *p += v; return old` (PTX atom), acquire-release order,
@@ -119,15 +108,8 @@ COLLC_DEVICE_INLINE void red_add_relaxed(u64 *p, u64 v) {
 template <Scope S>
 COLLC_DEVICE_INLINE u64 atom_add_acq_rel(u64 *p, u64 v) {
   u64 old;
-  if constexpr (S == Scope::Sys)
-    asm volatile("atom.acq_rel.sys.add.u64 %0, [%1], %2;"
-                 : "=l"(old) : "l"(p), "l"(v) : "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("atom.acq_rel.gpu.add.u64 %0, [%1], %2;"
-                 : "=l"(old) : "l"(p), "l"(v) : "memory");
-  else
-    asm volatile("atom.acq_rel.cta.add.u64 %0, [%1], %2;"
-                 : "=l"(old) : "l"(p), "l"(v) : "memory");
+  COLLC_SCOPED_ASM(S, "atom.acq_rel", ".add.u64 %0, [%1], %2;",
+                   : "=l"(old) : "l"(p), "l"(v) : "memory");
   return old;
 }
 
@@ -135,12 +117,7 @@ COLLC_DEVICE_INLINE u64 atom_add_acq_rel(u64 *p, u64 v) {
 /// a relaxed load that observed a release, it completes an acquire pattern;
 /// before a relaxed store, a release pattern.
 template <Scope S> COLLC_DEVICE_INLINE void fence_acq_rel() {
-  if constexpr (S == Scope::Sys)
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
-  else if constexpr (S == Scope::Gpu)
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-  else
-    asm volatile("fence.acq_rel.cta;" ::: "memory");
+  COLLC_SCOPED_ASM(S, "fence.acq_rel", ";", ::: "memory");
 }
 
 /// ld.acquire.sys.u64: load a flag published by any GPU or the host.

@@ -215,20 +215,22 @@ COLLC_DEVICE_INLINE void reduce_vec16_group(E *dst, SrcFn &src, int nsrc,
 template <typename E, RedOp Op, typename SrcFn>
 COLLC_DEVICE_INLINE void reduce_vec16(E *dst, SrcFn &src, int nsrc, size_t off,
                                       size_t nvec, unsigned tid, unsigned nt) {
-  constexpr int U = kReduceUnroll;
-  size_t i = tid;
-  const size_t step = static_cast<size_t>(nt) * U;
-  for (; i + static_cast<size_t>(U - 1) * nt < nvec; i += step) {
-    size_t idx[U];
-    COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < U; ++u)
-      idx[u] = i + static_cast<size_t>(u) * nt;
+  cta_for_each_unrolled<kReduceUnroll>(nvec, tid, nt, [&](const auto &idx) {
+    constexpr int U = sizeof(idx) / sizeof(size_t);
     reduce_vec16_group<E, Op, U>(dst, src, nsrc, off, idx);
+  });
+}
+
+/// Whether a reduce of `elems` elements over `nsrc` sources has work to do:
+/// not without elements, nor (after trapping) without a source.
+COLLC_DEVICE_INLINE bool reduce_has_work(int nsrc, size_t elems) {
+  if (elems == 0)
+    return false;
+  if (nsrc < 1) {
+    COLLC_INVALID_CONTROL_PATH("reduce: nsrc must be at least 1");
+    return false;
   }
-  for (; i < nvec; i += nt) {
-    const size_t idx[1] = {i};
-    reduce_vec16_group<E, Op, 1>(dst, src, nsrc, off, idx);
-  }
+  return true;
 }
 
 } // namespace detail
@@ -244,12 +246,8 @@ COLLC_DEVICE_INLINE void reduce_vec16(E *dst, SrcFn &src, int nsrc, size_t off,
 template <typename E, RedOp Op, typename SrcFn>
 COLLC_DEVICE_INLINE void reduce_generic(E *dst, SrcFn src, int nsrc,
                                         size_t elems) {
-  if (elems == 0)
+  if (!detail::reduce_has_work(nsrc, elems))
     return;
-  if (nsrc < 1) {
-    COLLC_INVALID_CONTROL_PATH("reduce: nsrc must be at least 1");
-    return;
-  }
   const unsigned tid = cta_thread_rank();
   const unsigned nt = cta_num_threads();
   const uintptr_t mis = reinterpret_cast<uintptr_t>(dst) & 15;

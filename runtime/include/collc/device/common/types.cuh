@@ -104,6 +104,31 @@ COLLC_DEVICE_INLINE unsigned cta_num_threads() {
   return blockDim.x * blockDim.y * blockDim.z;
 }
 
+/// The CTA-strided loop of the Atom copies and reductions: indices [0, n)
+/// go to the threads round-robin (index i to thread i % nt), and each thread
+/// takes Unroll of its indices at once, `group(idx)` with idx a
+/// `const size_t[Unroll]` (so that Unroll loads are in flight together),
+/// then the rest one at a time, `group(idx)` with a `const size_t[1]`.
+/// `group` is a generic lambda; `sizeof(idx) / sizeof(size_t)` is the size
+/// of its group, a constant.
+template <int Unroll, typename Group>
+COLLC_DEVICE_INLINE void cta_for_each_unrolled(size_t n, unsigned tid,
+                                               unsigned nt, Group &&group) {
+  size_t i = tid;
+  const size_t step = static_cast<size_t>(nt) * Unroll;
+  for (; i + static_cast<size_t>(Unroll - 1) * nt < n; i += step) {
+    size_t idx[Unroll];
+    COLLC_PRAGMA_UNROLL
+    for (int u = 0; u < Unroll; ++u)
+      idx[u] = i + static_cast<size_t>(u) * nt;
+    group(static_cast<const size_t(&)[Unroll]>(idx));
+  }
+  for (; i < n; i += nt) {
+    const size_t idx[1] = {i};
+    group(idx);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // FP32 helpers immune to fast-math flags
 //===----------------------------------------------------------------------===//
@@ -282,39 +307,33 @@ template <> struct Elem<__nv_bfloat16> {
   }
 };
 
-/// OCP fp8 e4m3 ("fn": no infinities, NaN = S.1111.111).
-template <> struct Elem<__nv_fp8_e4m3> {
+namespace detail {
+/// Elem of the OCP fp8 type T, whose interpretation is K: the two fp8 types
+/// differ only in that.
+template <typename T, __nv_fp8_interpretation_t K> struct Fp8Elem {
   using Bits = uint8_t;
-  COLLC_DEVICE_INLINE static float toFloat(__nv_fp8_e4m3 x) {
-    return detail::fp8_to_float<__NV_E4M3>(x.__x);
+  COLLC_DEVICE_INLINE static float toFloat(T x) {
+    return fp8_to_float<K>(x.__x);
   }
-  COLLC_DEVICE_INLINE static __nv_fp8_e4m3 fromFloat(float x) {
-    return fromBits(detail::fp8_from_float<__NV_E4M3>(x));
+  COLLC_DEVICE_INLINE static T fromFloat(float x) {
+    return fromBits(fp8_from_float<K>(x));
   }
-  COLLC_DEVICE_INLINE static Bits bits(__nv_fp8_e4m3 x) { return x.__x; }
-  COLLC_DEVICE_INLINE static __nv_fp8_e4m3 fromBits(Bits b) {
-    __nv_fp8_e4m3 r;
+  COLLC_DEVICE_INLINE static Bits bits(T x) { return x.__x; }
+  COLLC_DEVICE_INLINE static T fromBits(Bits b) {
+    T r;
     r.__x = b;
     return r;
   }
 };
+} // namespace detail
+
+/// OCP fp8 e4m3 ("fn": no infinities, NaN = S.1111.111).
+template <>
+struct Elem<__nv_fp8_e4m3> : detail::Fp8Elem<__nv_fp8_e4m3, __NV_E4M3> {};
 
 /// OCP fp8 e5m2 (IEEE-like: infinities and NaNs).
-template <> struct Elem<__nv_fp8_e5m2> {
-  using Bits = uint8_t;
-  COLLC_DEVICE_INLINE static float toFloat(__nv_fp8_e5m2 x) {
-    return detail::fp8_to_float<__NV_E5M2>(x.__x);
-  }
-  COLLC_DEVICE_INLINE static __nv_fp8_e5m2 fromFloat(float x) {
-    return fromBits(detail::fp8_from_float<__NV_E5M2>(x));
-  }
-  COLLC_DEVICE_INLINE static Bits bits(__nv_fp8_e5m2 x) { return x.__x; }
-  COLLC_DEVICE_INLINE static __nv_fp8_e5m2 fromBits(Bits b) {
-    __nv_fp8_e5m2 r;
-    r.__x = b;
-    return r;
-  }
-};
+template <>
+struct Elem<__nv_fp8_e5m2> : detail::Fp8Elem<__nv_fp8_e5m2, __NV_E5M2> {};
 
 #endif // defined(COLLC_DEVICE_COMPILE)
 

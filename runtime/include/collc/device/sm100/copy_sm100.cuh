@@ -58,20 +58,16 @@ COLLC_DEVICE_INLINE void copy_ldst256_sm100(void *dst, const void *src,
   const unsigned nt = cta_num_threads();
   auto *dv = reinterpret_cast<ulonglong4_32a *>(d);
   const auto *sv = reinterpret_cast<const ulonglong4_32a *>(s);
-  constexpr int kUnroll = kCopyUnroll;
-  size_t i = tid;
-  const size_t step = static_cast<size_t>(nt) * kUnroll;
-  for (; i + static_cast<size_t>(kUnroll - 1) * nt < n32; i += step) {
-    ulonglong4_32a v[kUnroll];
+  cta_for_each_unrolled<kCopyUnroll>(n32, tid, nt, [&](const auto &idx) {
+    constexpr int U = sizeof(idx) / sizeof(size_t);
+    ulonglong4_32a v[U];
     COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < kUnroll; ++u)
-      v[u] = sv[i + static_cast<size_t>(u) * nt];
+    for (int u = 0; u < U; ++u)
+      v[u] = sv[idx[u]];
     COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < kUnroll; ++u)
-      dv[i + static_cast<size_t>(u) * nt] = v[u];
-  }
-  for (; i < n32; i += nt)
-    dv[i] = sv[i];
+    for (int u = 0; u < U; ++u)
+      dv[idx[u]] = v[u];
+  });
   copy_generic(d + n32 * 32, s + n32 * 32, bytes - n32 * 32);
 #else
   (void)dst;

@@ -136,12 +136,8 @@ COLLC_DEVICE_INLINE void reduce_pipelined_sm80(E *dst, SrcFn src, int nsrc,
 #if defined(COLLC_ARCH_CP_ASYNC_SM80_ENABLED)
   using V = detail::Vec16<E>;
   constexpr int kN = V::kN; // elements per 16-byte vector
-  if (elems == 0)
+  if (!detail::reduce_has_work(nsrc, elems))
     return;
-  if (nsrc < 1) {
-    COLLC_INVALID_CONTROL_PATH("reduce: nsrc must be at least 1");
-    return;
-  }
   const unsigned tid = cta_thread_rank();
   const unsigned nt = cta_num_threads();
   const int stages = reduce_pipeline_stages(SmemBytes, nt);

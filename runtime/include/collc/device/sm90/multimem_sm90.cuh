@@ -47,6 +47,19 @@ enum class MultimemType { F32, BF16x2, F16x2 };
 
 #if defined(COLLC_DEVICE_COMPILE)
 
+/// `asm volatile(OP ".v4.<T>" REST operands)` for element kind T: the kind
+/// is part of the instruction's text, so each is its own string literal,
+/// picked at compile time.
+#define COLLC_MULTIMEM_ASM(T, OP, REST, ...)                                   \
+  do {                                                                         \
+    if constexpr ((T) == MultimemType::F32)                                    \
+      asm volatile(OP ".v4.f32" REST __VA_ARGS__);                             \
+    else if constexpr ((T) == MultimemType::BF16x2)                            \
+      asm volatile(OP ".v4.bf16x2" REST __VA_ARGS__);                          \
+    else                                                                       \
+      asm volatile(OP ".v4.f16x2" REST __VA_ARGS__);                           \
+  } while (0)
+
 /// multimem.ld_reduce.relaxed.sys.global.add.v4.<T>: the in-switch sum of the
 /// 16 bytes at multicast address `mc` over all bound GPUs. Returns the four
 /// 32-bit words (f32 bits, or bf16x2 / f16x2 pairs).
@@ -56,36 +69,18 @@ COLLC_DEVICE_INLINE uint4 multimem_ld_reduce_add_relaxed_sys(const void *mc) {
                 ".acc::f32 applies to 16-bit element types only");
   uint4 v;
 #if defined(COLLC_ARCH_MULTIMEM_SM90_ENABLED)
-  if constexpr (T == MultimemType::F32)
-    asm volatile("multimem.ld_reduce.relaxed.sys.global.add.v4.f32 "
-                 "{%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(mc)
-                 : "memory");
-  else if constexpr (T == MultimemType::BF16x2 && AccF32)
-    asm volatile("multimem.ld_reduce.relaxed.sys.global.add.acc::f32.v4.bf16x2 "
-                 "{%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(mc)
-                 : "memory");
-  else if constexpr (T == MultimemType::BF16x2)
-    asm volatile("multimem.ld_reduce.relaxed.sys.global.add.v4.bf16x2 "
-                 "{%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(mc)
-                 : "memory");
-  else if constexpr (AccF32)
-    asm volatile("multimem.ld_reduce.relaxed.sys.global.add.acc::f32.v4.f16x2 "
-                 "{%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(mc)
-                 : "memory");
+  if constexpr (AccF32)
+    COLLC_MULTIMEM_ASM(T, "multimem.ld_reduce.relaxed.sys.global.add.acc::f32",
+                       " {%0, %1, %2, %3}, [%4];",
+                       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                       : "l"(mc)
+                       : "memory");
   else
-    asm volatile("multimem.ld_reduce.relaxed.sys.global.add.v4.f16x2 "
-                 "{%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(mc)
-                 : "memory");
+    COLLC_MULTIMEM_ASM(T, "multimem.ld_reduce.relaxed.sys.global.add",
+                       " {%0, %1, %2, %3}, [%4];",
+                       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                       : "l"(mc)
+                       : "memory");
 #else
   (void)mc;
   v = make_uint4(0, 0, 0, 0);
@@ -99,18 +94,10 @@ COLLC_DEVICE_INLINE uint4 multimem_ld_reduce_add_relaxed_sys(const void *mc) {
 template <MultimemType T>
 COLLC_DEVICE_INLINE void multimem_st_relaxed_sys(void *mc, uint4 v) {
 #if defined(COLLC_ARCH_MULTIMEM_SM90_ENABLED)
-  if constexpr (T == MultimemType::F32)
-    asm volatile("multimem.st.relaxed.sys.global.v4.f32 [%0], {%1, %2, %3, %4};"
-                 ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
-  else if constexpr (T == MultimemType::BF16x2)
-    asm volatile("multimem.st.relaxed.sys.global.v4.bf16x2 [%0], {%1, %2, %3, %4};"
-                 ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
-  else
-    asm volatile("multimem.st.relaxed.sys.global.v4.f16x2 [%0], {%1, %2, %3, %4};"
-                 ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
+  COLLC_MULTIMEM_ASM(T, "multimem.st.relaxed.sys.global",
+                     " [%0], {%1, %2, %3, %4};",
+                     ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                     : "memory");
 #else
   (void)mc;
   (void)v;
@@ -123,24 +110,18 @@ COLLC_DEVICE_INLINE void multimem_st_relaxed_sys(void *mc, uint4 v) {
 template <MultimemType T>
 COLLC_DEVICE_INLINE void multimem_red_add_relaxed_sys(void *mc, uint4 v) {
 #if defined(COLLC_ARCH_MULTIMEM_SM90_ENABLED)
-  if constexpr (T == MultimemType::F32)
-    asm volatile("multimem.red.relaxed.sys.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
-                 ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
-  else if constexpr (T == MultimemType::BF16x2)
-    asm volatile("multimem.red.relaxed.sys.global.add.v4.bf16x2 [%0], {%1, %2, %3, %4};"
-                 ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
-  else
-    asm volatile("multimem.red.relaxed.sys.global.add.v4.f16x2 [%0], {%1, %2, %3, %4};"
-                 ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
+  COLLC_MULTIMEM_ASM(T, "multimem.red.relaxed.sys.global.add",
+                     " [%0], {%1, %2, %3, %4};",
+                     ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                     : "memory");
 #else
   (void)mc;
   (void)v;
   COLLC_INVALID_CONTROL_PATH("multimem.red needs sm_90 or newer");
 #endif
 }
+
+#undef COLLC_MULTIMEM_ASM
 
 #endif // defined(COLLC_DEVICE_COMPILE)
 
