@@ -45,6 +45,41 @@ std::optional<cuda::ElementType> cuda::elementTypeOf(Type type) {
   return std::nullopt;
 }
 
+FailureOr<SmallVector<cuda::ElementType>>
+cuda::elementTypesOf(coll::CollectiveOp collective) {
+  SmallVector<ElementType> types;
+  for (Attribute attr : collective.getElementTypes()) {
+    std::optional<ElementType> elem =
+        elementTypeOf(cast<TypeAttr>(attr).getValue());
+    if (!elem)
+      return collective.emitError() << "no CUDA type for " << attr;
+    types.push_back(*elem);
+  }
+  return types;
+}
+
+coll::CollectiveOp cuda::collectiveOf(Operation *op, StringRef name) {
+  auto module = op->getParentOfType<ModuleOp>();
+  return module ? module.lookupSymbol<coll::CollectiveOp>(name)
+                : coll::CollectiveOp();
+}
+
+cuda::KernelInfo cuda::kernelInfo(std::string name,
+                                  coll::CollectiveOp collective,
+                                  const ElementType &elem, int64_t worldSize,
+                                  int grid, int threads, bool pdl) {
+  KernelInfo info;
+  info.name = std::move(name);
+  info.collective = collective.getSymName().str();
+  info.elementType = elem.spelling;
+  info.elementBytes = elem.bytes;
+  info.worldSize = worldSize;
+  info.grid = grid;
+  info.threads = threads;
+  info.pdl = pdl;
+  return info;
+}
+
 FailureOr<cuda::Target> cuda::parseTarget(StringRef name) {
   StringRef digits = name;
   if (!digits.consume_front("sm_"))
@@ -445,14 +480,14 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
   int grid = 0;
   for (auto role : roles)
     grid += role.getCtas();
-  for (Attribute attr : collective.getElementTypes()) {
-    std::optional<cuda::ElementType> elem =
-        cuda::elementTypeOf(cast<TypeAttr>(attr).getValue());
-    if (!elem)
-      return collective.emitError() << "no CUDA type for " << attr;
+  FailureOr<SmallVector<cuda::ElementType>> elems =
+      cuda::elementTypesOf(collective);
+  if (failed(elems))
+    return failure();
+  for (const cuda::ElementType &elem : *elems) {
     for (int64_t n : collective.getWorldSizes()) {
       std::string kernel =
-          formatv("{0}_{1}_n{2}", prefix, elem->spelling, n).str();
+          formatv("{0}_{1}_n{2}", prefix, elem.spelling, n).str();
       // Sizes by value (abi.h): the parameters must fit the launch limit.
       const long long paramBytes =
           (long long)sizeof(collcKernelParams) +
@@ -473,7 +508,7 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
               "dependent launch).\n  collc::dev::griddepcontrol_wait();\n";
       os << formatv("  using Ctx = Context<{0}, {1}, {2}_desc, {3}, {4}, {5}, "
                     "{6}>;\n",
-                    elem->cudaType, n, prefix, schedule.getChunkBytes(),
+                    elem.cudaType, n, prefix, schedule.getChunkBytes(),
                     schedule.getStagingSlots(), readyEvents, freeEvents);
       os << "  Ctx ctx(params, sizes.v);\n";
       os << "  // The claim (a concurrent call does nothing) and the arrival "
@@ -495,14 +530,9 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         os << "  collc::dev::griddepcontrol_launch_dependents();\n";
       os << "}\n\n";
       if (kernels) {
-        cuda::KernelInfo info;
-        info.name = kernel;
-        info.collective = collective.getSymName().str();
-        info.elementType = elem->spelling;
-        info.elementBytes = elem->bytes;
-        info.worldSize = n;
-        info.grid = grid;
-        info.threads = COLLC_KERNEL_THREADS;
+        cuda::KernelInfo info =
+            cuda::kernelInfo(kernel, collective, elem, n, grid,
+                             COLLC_KERNEL_THREADS, target.hasPdl());
         info.chunkBytes = schedule.getChunkBytes();
         info.slots = schedule.getStagingSlots();
         info.readyEvents = readyEvents;
@@ -516,7 +546,6 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         info.intermediatePartitions =
             info.hasIntermediate ? partitions(transforms[0].getOutput()) : 0;
         info.rooted = collective.getRootRole() != coll::Root::none;
-        info.pdl = target.hasPdl();
         info.inputLayout = stringifyLayout(collective.getInputLayout()).str();
         info.outputLayout = stringifyLayout(collective.getOutputLayout()).str();
         info.variable = coll::isVariable(collective.getInputLayout());
@@ -547,8 +576,7 @@ LogicalResult cuda::emitCuda(ModuleOp module, const Target &target,
   if (schedules)
     os << "using namespace collc::dev::snac;\n\n";
   for (auto schedule : module.getOps<snac::ScheduleOp>()) {
-    auto collective =
-        module.lookupSymbol<coll::CollectiveOp>(schedule.getCollective());
+    auto collective = cuda::collectiveOf(schedule, schedule.getCollective());
     if (!collective)
       return schedule.emitError() << "no coll.collective named @"
                                   << schedule.getCollective();

@@ -311,10 +311,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
                                    llvm::StringSet<> &kernelNames) {
   // Element types and world sizes are the collective's: a program is one
   // orchestration for all of them.
-  auto module = program->getParentOfType<ModuleOp>();
-  auto collective =
-      module ? module.lookupSymbol<coll::CollectiveOp>(program.getCollective())
-             : coll::CollectiveOp();
+  auto collective = cuda::collectiveOf(program, program.getCollective());
   if (!collective)
     return program.emitError()
            << "no coll.collective named " << program.getCollectiveAttr()
@@ -328,15 +325,15 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
       "//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes -===//\n\n",
       collective.getSymName(), variant, encoding, policy.getBandLo(),
       policy.getBandHi());
-  for (Attribute attr : collective.getElementTypes()) {
-    std::optional<cuda::ElementType> elem =
-        cuda::elementTypeOf(cast<TypeAttr>(attr).getValue());
-    if (!elem)
-      return collective.emitError() << "no CUDA type for " << attr;
+  FailureOr<SmallVector<cuda::ElementType>> elems =
+      cuda::elementTypesOf(collective);
+  if (failed(elems))
+    return failure();
+  for (const cuda::ElementType &elem : *elems) {
     for (int64_t n : collective.getWorldSizes()) {
       std::string name =
           formatv("collc_{0}__{1}_{2}_{3}_n{4}", collective.getSymName(),
-                  variant, encoding, elem->spelling, n)
+                  variant, encoding, elem.spelling, n)
               .str();
       // The runtime finds a program by collective, variant and encoding.
       if (!kernelNames.insert(name).second)
@@ -360,18 +357,12 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
             << " ranks run the v1 kernel";
         continue;
       }
-      emitKernel(name, *elem, n);
+      emitKernel(name, elem, n);
       if (!kernels)
         continue;
-      cuda::KernelInfo info;
-      info.name = name;
-      info.collective = collective.getSymName().str();
-      info.elementType = elem->spelling;
-      info.elementBytes = elem->bytes;
-      info.worldSize = n;
-      info.grid = policy.getCtas();
-      info.threads = policy.getThreads();
-      info.pdl = policy.getPdl() && target.hasPdl();
+      cuda::KernelInfo info = cuda::kernelInfo(
+          name, collective, elem, n, policy.getCtas(), policy.getThreads(),
+          policy.getPdl() && target.hasPdl());
       info.parts = 1;
       info.inputLayout = snac::stringifyLayout(input.getLayout()).str();
       info.outputLayout = snac::stringifyLayout(output.getLayout()).str();

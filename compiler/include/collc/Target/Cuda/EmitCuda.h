@@ -14,11 +14,16 @@
 #define COLLC_TARGET_CUDA_EMITCUDA_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace collc::coll {
+class CollectiveOp;
+} // namespace collc::coll
 
 namespace collc::cuda {
 
@@ -42,6 +47,17 @@ struct ElementType {
 
 /// The CUDA element type of a collective's element type, if it has one.
 std::optional<ElementType> elementTypeOf(mlir::Type type);
+
+/// The CUDA element types of `collective`, in its order; fails, with an
+/// error at the collective, on one that has no CUDA type. Each names a
+/// kernel with each world size.
+mlir::FailureOr<llvm::SmallVector<ElementType>>
+elementTypesOf(coll::CollectiveOp collective);
+
+/// The coll.collective named `name` in the module around `op`, or null: the
+/// collective a schedule or program implements (its element types and world
+/// sizes name the kernels).
+coll::CollectiveOp collectiveOf(mlir::Operation *op, llvm::StringRef name);
 
 /// What the runtime needs to launch a program kernel (SNAC v2, one kernel
 /// per snac.program): the manifest's `program` object
@@ -86,6 +102,11 @@ struct KernelInfo {
   /// unused.
   std::optional<ProgramInfo> program;
 };
+
+/// The fields every kernel has: its name, what it runs and how it launches.
+KernelInfo kernelInfo(std::string name, coll::CollectiveOp collective,
+                      const ElementType &elem, int64_t worldSize, int grid,
+                      int threads, bool pdl);
 
 /// Emits the CUDA source of every schedule and program in `module` for
 /// `target` into `os`, and appends a KernelInfo per kernel. Errors are
