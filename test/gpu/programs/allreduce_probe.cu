@@ -33,6 +33,8 @@
 
 #include <cuda_runtime.h>
 
+#include "bf16_host.h"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -142,42 +144,6 @@ int failures = 0;
 FILE *json = nullptr;
 std::string machine = "unknown", date = "unknown";
 
-uint16_t bf16FromFloat(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-    return 0x7FFF;
-  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-float floatFromBf16(uint16_t b) {
-  uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-/// Random bf16 bits, with the special values sprinkled in.
-uint16_t randomBf16() {
-  switch (rng() % 16) {
-  case 0:
-    return 0xFFFF; // the sentinel pattern (a negative NaN)
-  case 1:
-    return 0x8000; // -0.0
-  case 2:
-    return 0x7F80 | (rng() % 2 ? 0x8000 : 0); // +-inf
-  case 3:
-    return static_cast<uint16_t>((rng() % 0x7F) + 1); // subnormal
-  case 4:
-    return static_cast<uint16_t>(0x7FC1 + rng() % 8); // NaN payloads
-  default: {
-    // A finite value of moderate exponent, either sign.
-    const uint16_t exp = static_cast<uint16_t>(120 + rng() % 16);
-    return static_cast<uint16_t>(((rng() & 1) << 15) | (exp << 7) |
-                                 (rng() & 0x7F));
-  }
-  }
-}
-
 void resetState(const Config &c, int ctas) {
   CHECK(cudaDeviceSynchronize());
   for (Rank &r : ranks) {
@@ -220,7 +186,7 @@ void fillInputs(long long count, std::vector<uint16_t> (&in)[kRanks]) {
   for (int q = 0; q < kRanks; ++q) {
     in[q].resize(count + 1);
     for (auto &x : in[q])
-      x = randomBf16();
+      x = randomBf16(rng);
     CHECK(cudaMemcpy(ranks[q].input, in[q].data(), in[q].size() * 2,
                      cudaMemcpyHostToDevice));
   }

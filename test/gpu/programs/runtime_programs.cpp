@@ -32,6 +32,8 @@
 
 #include <cuda_runtime.h>
 
+#include "bf16_host.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -65,37 +67,6 @@ std::string machine = "unknown", date = "unknown";
 void check(bool ok, const std::string &what) {
   ok ? ++passed : ++failed;
   std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-}
-
-uint16_t bf16FromFloat(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-    return 0x7FFF;
-  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-float toFloat(uint16_t b) {
-  uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint16_t randomBf16() {
-  switch (rng() % 16) {
-  case 0:
-    return 0xFFFF;
-  case 1:
-    return 0x8000;
-  case 2:
-    return 0x7F80 | (rng() % 2 ? 0x8000 : 0);
-  case 3:
-    return static_cast<uint16_t>((rng() % 0x7F) + 1);
-  case 4:
-    return static_cast<uint16_t>(0x7FC1 + rng() % 8);
-  default:
-    return static_cast<uint16_t>(((rng() & 1) << 15) |
-                                 ((120 + rng() % 16) << 7) | (rng() & 0x7F));
-  }
 }
 
 /// A copy moves bits; the sentinel encoding canonicalizes its pattern to
@@ -169,9 +140,9 @@ struct Coll {
 };
 
 uint16_t sum(const std::vector<std::vector<uint16_t>> &in, int n, size_t at) {
-  float acc = toFloat(in[0][at]);
+  float acc = floatFromBf16(in[0][at]);
   for (int p = 1; p < n; ++p)
-    acc = acc + toFloat(in[p][at]);
+    acc = acc + floatFromBf16(in[p][at]);
   return bf16FromFloat(acc);
 }
 
@@ -223,7 +194,7 @@ bool runOnce(Ranks &r, const Coll &c, size_t count, bool sentinel,
     for (int q = 0; q < n; ++q) {
       in[q].resize(c.inElems(n, count));
       for (auto &x : in[q])
-        x = randomBf16();
+        x = randomBf16(rng);
       CUDA(cudaMemcpy(r.in[q], in[q].data(), in[q].size() * 2,
                       cudaMemcpyHostToDevice));
       CUDA(cudaMemset(r.out[q], 0xFF, r.capacity * 2));
