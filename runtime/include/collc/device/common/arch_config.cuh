@@ -149,4 +149,22 @@
   } while (0)
 #endif
 
+//===----------------------------------------------------------------------===//
+// Instruction variants
+//===----------------------------------------------------------------------===//
+
+/// `asm volatile` with one of three instruction texts, T1 if C1, else T2 if
+/// C2, else T3, picked at compile time (`if constexpr`): an asm text must be
+/// a string literal, so a variant (a scope, a vector type) cannot be a
+/// run-time string. The operands follow as in asm (": outputs : inputs").
+#define COLLC_ASM_PICK3(C1, T1, C2, T2, T3, ...)                               \
+  do {                                                                         \
+    if constexpr (C1)                                                          \
+      asm volatile(T1 __VA_ARGS__);                                            \
+    else if constexpr (C2)                                                     \
+      asm volatile(T2 __VA_ARGS__);                                            \
+    else                                                                       \
+      asm volatile(T3 __VA_ARGS__);                                            \
+  } while (0)
+
 #endif // COLLC_DEVICE_COMMON_ARCH_CONFIG_CUH

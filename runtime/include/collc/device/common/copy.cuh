@@ -55,20 +55,27 @@ COLLC_DEVICE_INLINE void copy_bytes(char *d, const char *s, size_t n,
     d[i] = s[i];
 }
 
+/// Copies the vectors at `idx` of one cta_for_each_unrolled group from
+/// load(i) to d[i]: every load first, so that they are in flight together,
+/// then the stores.
+template <typename V, size_t U, typename Load>
+COLLC_DEVICE_INLINE void copy_group(V *d, const size_t (&idx)[U], Load load) {
+  V v[U];
+  COLLC_PRAGMA_UNROLL
+  for (size_t u = 0; u < U; ++u)
+    v[u] = load(idx[u]);
+  COLLC_PRAGMA_UNROLL
+  for (size_t u = 0; u < U; ++u)
+    d[idx[u]] = v[u];
+}
+
 /// n 16-byte vectors, both pointers 16-byte aligned; Unroll loads in flight
 /// per thread before the stores.
 template <int Unroll>
 COLLC_DEVICE_INLINE void copy_vec16(uint4 *d, const uint4 *s, size_t n,
                                     unsigned tid, unsigned nt) {
   cta_for_each_unrolled<Unroll>(n, tid, nt, [&](const auto &idx) {
-    constexpr int U = sizeof(idx) / sizeof(size_t);
-    uint4 v[U];
-    COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < U; ++u)
-      v[u] = s[idx[u]];
-    COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < U; ++u)
-      d[idx[u]] = v[u];
+    copy_group(d, idx, [&](size_t i) { return s[i]; });
   });
 }
 
@@ -92,14 +99,7 @@ COLLC_DEVICE_INLINE void copy_shifted16(uint4 *d, const char *s, size_t n,
   const unsigned off = static_cast<unsigned>(reinterpret_cast<uintptr_t>(s) & 3);
   const uint32_t *w = reinterpret_cast<const uint32_t *>(s - off);
   cta_for_each_unrolled<Unroll>(n, tid, nt, [&](const auto &idx) {
-    constexpr int U = sizeof(idx) / sizeof(size_t);
-    uint4 v[U];
-    COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < U; ++u)
-      v[u] = load_shifted16(w, idx[u], off);
-    COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < U; ++u)
-      d[idx[u]] = v[u];
+    copy_group(d, idx, [&](size_t i) { return load_shifted16(w, i, off); });
   });
 }
 

@@ -46,18 +46,10 @@ enum class Scope { Cta, Gpu, Sys };
 
 static_assert(sizeof(u64) == 8, "flags are 64-bit");
 
-/// `asm volatile(OP ".<scope>" REST operands)` for scope S: the scope is
-/// part of the instruction's text, so each scope is its own string literal,
-/// picked at compile time.
+/// `asm volatile(OP ".<scope>" REST operands)` for scope S.
 #define COLLC_SCOPED_ASM(S, OP, REST, ...)                                     \
-  do {                                                                         \
-    if constexpr ((S) == Scope::Sys)                                           \
-      asm volatile(OP ".sys" REST __VA_ARGS__);                                \
-    else if constexpr ((S) == Scope::Gpu)                                      \
-      asm volatile(OP ".gpu" REST __VA_ARGS__);                                \
-    else                                                                       \
-      asm volatile(OP ".cta" REST __VA_ARGS__);                                \
-  } while (0)
+  COLLC_ASM_PICK3((S) == Scope::Sys, OP ".sys" REST, (S) == Scope::Gpu,        \
+                  OP ".gpu" REST, OP ".cta" REST, __VA_ARGS__)
 
 /// Plain load of the 64-bit flag, acquire order, scope S (ld.acquire.S.u64).
 template <Scope S> COLLC_DEVICE_INLINE u64 ld_acquire(const u64 *p) {

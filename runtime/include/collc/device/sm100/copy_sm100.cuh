@@ -59,14 +59,7 @@ COLLC_DEVICE_INLINE void copy_ldst256_sm100(void *dst, const void *src,
   auto *dv = reinterpret_cast<ulonglong4_32a *>(d);
   const auto *sv = reinterpret_cast<const ulonglong4_32a *>(s);
   cta_for_each_unrolled<kCopyUnroll>(n32, tid, nt, [&](const auto &idx) {
-    constexpr int U = sizeof(idx) / sizeof(size_t);
-    ulonglong4_32a v[U];
-    COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < U; ++u)
-      v[u] = sv[idx[u]];
-    COLLC_PRAGMA_UNROLL
-    for (int u = 0; u < U; ++u)
-      dv[idx[u]] = v[u];
+    detail::copy_group(dv, idx, [&](size_t i) { return sv[i]; });
   });
   copy_generic(d + n32 * 32, s + n32 * 32, bytes - n32 * 32);
 #else

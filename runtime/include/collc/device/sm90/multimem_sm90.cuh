@@ -47,18 +47,11 @@ enum class MultimemType { F32, BF16x2, F16x2 };
 
 #if defined(COLLC_DEVICE_COMPILE)
 
-/// `asm volatile(OP ".v4.<T>" REST operands)` for element kind T: the kind
-/// is part of the instruction's text, so each is its own string literal,
-/// picked at compile time.
+/// `asm volatile(OP ".v4.<T>" REST operands)` for element kind T.
 #define COLLC_MULTIMEM_ASM(T, OP, REST, ...)                                   \
-  do {                                                                         \
-    if constexpr ((T) == MultimemType::F32)                                    \
-      asm volatile(OP ".v4.f32" REST __VA_ARGS__);                             \
-    else if constexpr ((T) == MultimemType::BF16x2)                            \
-      asm volatile(OP ".v4.bf16x2" REST __VA_ARGS__);                          \
-    else                                                                       \
-      asm volatile(OP ".v4.f16x2" REST __VA_ARGS__);                           \
-  } while (0)
+  COLLC_ASM_PICK3((T) == MultimemType::F32, OP ".v4.f32" REST,                 \
+                  (T) == MultimemType::BF16x2, OP ".v4.bf16x2" REST,           \
+                  OP ".v4.f16x2" REST, __VA_ARGS__)
 
 /// multimem.ld_reduce.relaxed.sys.global.add.v4.<T>: the in-switch sum of the
 /// 16 bytes at multicast address `mc` over all bound GPUs. Returns the four
@@ -89,36 +82,44 @@ COLLC_DEVICE_INLINE uint4 multimem_ld_reduce_add_relaxed_sys(const void *mc) {
   return v;
 }
 
+namespace detail {
+/// multimem.red.relaxed.sys.global.add.v4.<T> when Red, else
+/// multimem.st.relaxed.sys.global.v4.<T>: 16 bytes into every GPU bound to
+/// the multicast address `mc`.
+template <MultimemType T, bool Red>
+COLLC_DEVICE_INLINE void multimem_put_relaxed_sys(void *mc, uint4 v) {
+#if defined(COLLC_ARCH_MULTIMEM_SM90_ENABLED)
+  if constexpr (Red)
+    COLLC_MULTIMEM_ASM(T, "multimem.red.relaxed.sys.global.add",
+                       " [%0], {%1, %2, %3, %4};",
+                       ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                       : "memory");
+  else
+    COLLC_MULTIMEM_ASM(T, "multimem.st.relaxed.sys.global",
+                       " [%0], {%1, %2, %3, %4};",
+                       ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                       : "memory");
+#else
+  (void)mc;
+  (void)v;
+  COLLC_INVALID_CONTROL_PATH(Red ? "multimem.red needs sm_90 or newer"
+                                 : "multimem.st needs sm_90 or newer");
+#endif
+}
+} // namespace detail
+
 /// multimem.st.relaxed.sys.global.v4.<T>: writes 16 bytes to every GPU bound
 /// to the multicast address `mc`.
 template <MultimemType T>
 COLLC_DEVICE_INLINE void multimem_st_relaxed_sys(void *mc, uint4 v) {
-#if defined(COLLC_ARCH_MULTIMEM_SM90_ENABLED)
-  COLLC_MULTIMEM_ASM(T, "multimem.st.relaxed.sys.global",
-                     " [%0], {%1, %2, %3, %4};",
-                     ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                     : "memory");
-#else
-  (void)mc;
-  (void)v;
-  COLLC_INVALID_CONTROL_PATH("multimem.st needs sm_90 or newer");
-#endif
+  detail::multimem_put_relaxed_sys<T, false>(mc, v);
 }
 
 /// multimem.red.relaxed.sys.global.add.v4.<T>: adds 16 bytes into every GPU
 /// bound to the multicast address `mc` (no result).
 template <MultimemType T>
 COLLC_DEVICE_INLINE void multimem_red_add_relaxed_sys(void *mc, uint4 v) {
-#if defined(COLLC_ARCH_MULTIMEM_SM90_ENABLED)
-  COLLC_MULTIMEM_ASM(T, "multimem.red.relaxed.sys.global.add",
-                     " [%0], {%1, %2, %3, %4};",
-                     ::"l"(mc), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                     : "memory");
-#else
-  (void)mc;
-  (void)v;
-  COLLC_INVALID_CONTROL_PATH("multimem.red needs sm_90 or newer");
-#endif
+  detail::multimem_put_relaxed_sys<T, true>(mc, v);
 }
 
 #undef COLLC_MULTIMEM_ASM
