@@ -33,7 +33,7 @@
 
 #include <cuda_runtime.h>
 
-#include "bf16_host.h"
+#include "host_helpers.h"
 
 #include <array>
 #include <cmath>
@@ -141,8 +141,7 @@ Rank ranks[kRanks];
 unsigned long long rxBytes = 0;
 std::mt19937_64 rng(20261201);
 int failures = 0;
-FILE *json = nullptr;
-std::string machine = "unknown", date = "unknown";
+ResultOptions results;
 
 void resetState(const Config &c, int ctas) {
   CHECK(cudaDeviceSynchronize());
@@ -268,8 +267,8 @@ void record(const char *impl, const char *variant, int ctas, int threads,
               "  %7.2f GB/s\n",
               impl, variant, ctas, threads, grain, bytes, us,
               us > 0 ? bytes / us / 1e3 : 0.0);
-  if (json)
-    std::fprintf(json,
+  if (results.json)
+    std::fprintf(results.json,
                  "{\"collective\": \"all_reduce\", \"dtype\": \"bf16\", "
                  "\"bytes\": %lld, \"nranks\": %d, \"implementation\": \"%s\", "
                  "\"variant\": \"%s\", \"ctas\": %d, \"threads\": %d, "
@@ -278,8 +277,8 @@ void record(const char *impl, const char *variant, int ctas, int threads,
                  "GPU, ranks in one process, one stream each, graph of 64 "
                  "calls per rank, 8 timed replays\"}\n",
                  bytes, kRanks, impl, variant, ctas, threads, grain, us,
-                 us > 0 ? bytes / us / 1e3 : 0.0, machine.c_str(),
-                 date.c_str());
+                 us > 0 ? bytes / us / 1e3 : 0.0, results.machine.c_str(),
+                 results.date.c_str());
 }
 
 /// Per-call microseconds of `kernel` at `count` elements: 64 calls per rank
@@ -384,13 +383,9 @@ int main(int argc, char **argv) {
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--json=", 0) == 0)
-      json = std::fopen(a.c_str() + 7, "w");
-    else if (a.rfind("--machine=", 0) == 0)
-      machine = a.substr(10);
-    else if (a.rfind("--date=", 0) == 0)
-      date = a.substr(7);
-    else if (a == "--quick")
+    if (results.parse(a))
+      continue;
+    if (a == "--quick")
       quick = true;
   }
   CHECK(cudaSetDevice(0));
@@ -465,7 +460,7 @@ int main(int argc, char **argv) {
       bench(c, g[0], g[1], sizes);
     }
   std::printf("%d failures\n", failures);
-  if (json)
-    std::fclose(json);
+  if (results.json)
+    std::fclose(results.json);
   return failures ? 1 : 0;
 }

@@ -32,7 +32,7 @@
 
 #include <cuda_runtime.h>
 
-#include "bf16_host.h"
+#include "host_helpers.h"
 
 #include <cmath>
 #include <cstdio>
@@ -61,8 +61,7 @@ std::vector<int> worldSizes = {2, 3, 5, 8};
 std::vector<std::string> encodings = {"ll16", "sentinel", "flag"};
 size_t bandTop = 65536;
 std::mt19937_64 rng(7);
-FILE *json = nullptr;
-std::string machine = "unknown", date = "unknown";
+ResultOptions results;
 
 void check(bool ok, const std::string &what) {
   ok ? ++passed : ++failed;
@@ -342,14 +341,14 @@ void encodingSuite(const char *encoding) {
         const bool gather = c.name == std::string("all_gather");
         for (size_t bytes : {size_t(1024), size_t(4096), size_t(16384),
                              size_t(65536)}) {
-          if (!ok || !json)
+          if (!ok || !results.json)
             break;
           const size_t count =
               bytes / 2 / (gather ? c.outElems(n, 1) : c.inElems(n, 1));
           const double t = timeGraph(r, c, count);
           std::printf("runtime %s %s n%d %zu bytes: %.3f us\n", c.name,
                       force.c_str(), n, bytes, t);
-          std::fprintf(json,
+          std::fprintf(results.json,
                        "{\"collective\": \"%s\", \"dtype\": \"bf16\", "
                        "\"bytes\": %zu, \"nranks\": %d, "
                        "\"implementation\": \"collc-runtime\", "
@@ -360,7 +359,7 @@ void encodingSuite(const char *encoding) {
                        "each, graph of 64 calls per rank, 8 timed "
                        "replays\"}\n",
                        c.name, bytes, n, force.c_str(), t, bytes / t / 1e3,
-                       machine.c_str(), date.c_str());
+                       results.machine.c_str(), results.date.c_str());
         }
         (void)us;
       }
@@ -428,13 +427,9 @@ int main(int argc, char **argv) {
   }
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--json=", 0) == 0)
-      json = std::fopen(a.c_str() + 7, "w");
-    else if (a.rfind("--machine=", 0) == 0)
-      machine = a.substr(10);
-    else if (a.rfind("--date=", 0) == 0)
-      date = a.substr(7);
-    else if (a.rfind("--band-top=", 0) == 0)
+    if (results.parse(a))
+      continue;
+    if (a.rfind("--band-top=", 0) == 0)
       bandTop = std::strtoull(a.c_str() + 11, nullptr, 10);
     else if (a.rfind("--ranks=", 0) == 0 || a.rfind("--encodings=", 0) == 0) {
       const bool ranks = a[2] == 'r';
@@ -462,8 +457,8 @@ int main(int argc, char **argv) {
     if (e != "sentinel" && e != "v1") // the v1 suite has its own timeouts
       timeoutSuite(e.c_str());
   collcModuleDestroy(module);
-  if (json)
-    std::fclose(json);
+  if (results.json)
+    std::fclose(results.json);
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

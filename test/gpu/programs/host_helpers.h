@@ -1,4 +1,4 @@
-//===- bf16_host.h - bf16 on the host for the program tests -----*- C++ -*-===//
+//===- host_helpers.h - host helpers of the GPU program tests ---*- C++ -*-===//
 //
 // Part of the collc project.
 //
@@ -6,17 +6,19 @@
 //
 // The host side of the GPU program tests (allreduce_probe.cu,
 // runtime_programs.cpp): bf16 bits to and from float for the references,
-// and random inputs that contain the values the readiness encodings must
-// carry unchanged.
+// random inputs that contain the values the readiness encodings must carry
+// unchanged, and the options that say where results go.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COLLC_TEST_GPU_PROGRAMS_BF16_HOST_H
-#define COLLC_TEST_GPU_PROGRAMS_BF16_HOST_H
+#ifndef COLLC_TEST_GPU_PROGRAMS_HOST_HELPERS_H
+#define COLLC_TEST_GPU_PROGRAMS_HOST_HELPERS_H
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 
 /// float -> bf16 bits, round to nearest even; every NaN -> 0x7FFF, as the
 /// device's __float2bfloat16_rn.
@@ -58,4 +60,23 @@ inline uint16_t randomBf16(std::mt19937_64 &rng) {
   }
 }
 
-#endif // COLLC_TEST_GPU_PROGRAMS_BF16_HOST_H
+/// Where the results of a run go: --json=FILE (one record a line), and the
+/// --machine= and --date= the records carry.
+struct ResultOptions {
+  FILE *json = nullptr;
+  std::string machine = "unknown", date = "unknown";
+  /// Takes `arg` if it is one of these options.
+  bool parse(const std::string &arg) {
+    if (arg.rfind("--json=", 0) == 0)
+      json = std::fopen(arg.c_str() + 7, "w");
+    else if (arg.rfind("--machine=", 0) == 0)
+      machine = arg.substr(10);
+    else if (arg.rfind("--date=", 0) == 0)
+      date = arg.substr(7);
+    else
+      return false;
+    return true;
+  }
+};
+
+#endif // COLLC_TEST_GPU_PROGRAMS_HOST_HELPERS_H
