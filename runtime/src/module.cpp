@@ -179,19 +179,27 @@ void checkProgram(Reader &r, const std::string &kernel, const KernelInfo &k) {
   if (g.slots < 2)
     return bad("slots is " + std::to_string(g.slots) +
                "; a program needs at least 2 (dual buffering)");
+  const int variant = g.variant == "two_shot" ? COLLC_VARIANT_TWO_SHOT
+                      : g.variant == "one_shot" ? COLLC_VARIANT_ONE_SHOT
+                                                : -1;
+  if (variant < 0)
+    return bad("unknown variant '" + g.variant + "' (one_shot or two_shot)");
   const int segments = (int)((long long)k.grid * k.threads / 32);
-  const unsigned long long need =
-      collcRxRegionBytes(g.encoding, g.bandHi, segments);
+  const unsigned long long need = collcRxRegionBytes(
+      g.encoding, collcRxPayloadBytes(variant, g.bandHi, k.worldSize),
+      segments);
   if (g.regionBytes % 16 != 0 || g.regionBytes < need)
     return bad("region_bytes is " + std::to_string(g.regionBytes) +
                ", but its band's top (" + std::to_string(g.bandHi) +
                " bytes) needs " + std::to_string(need) +
                " (a multiple of 16)");
-  if (g.rxBytes != collcRxBytes(g.slots, k.worldSize, g.regionBytes))
+  const unsigned long long rx =
+      collcRxBuffers(variant) *
+      collcRxBytes(g.slots, k.worldSize, g.regionBytes);
+  if (g.rxBytes != rx)
     return bad("rx_bytes is " + std::to_string(g.rxBytes) + ", expected " +
-               std::to_string(collcRxBytes(g.slots, k.worldSize,
-                                           g.regionBytes)) +
-               " (slots x world_size x region_bytes)");
+               std::to_string(rx) +
+               " (receive buffers x slots x world_size x region_bytes)");
   if (g.rxFill != collcRxFillByte(g.encoding))
     return bad("rx_fill is " + std::to_string(g.rxFill) + ", expected " +
                std::to_string(collcRxFillByte(g.encoding)) + " for " +
@@ -320,6 +328,23 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
       r.error = where + ": non-positive launch or type sizes";
     if (r.error.empty() && info.isProgram)
       checkProgram(r, where, info);
+    // The runtime takes the first program whose band holds a call: bands
+    // that overlap would leave one unreachable for some sizes.
+    for (size_t j = 0; r.error.empty() && info.isProgram &&
+                       j < m.kernels.size();
+         ++j) {
+      const KernelInfo &o = m.kernels[j];
+      if (o.isProgram && o.collective == info.collective &&
+          o.elementType == info.elementType &&
+          o.worldSize == info.worldSize && o.target == info.target &&
+          info.program.bandLo <= o.program.bandHi &&
+          o.program.bandLo <= info.program.bandHi)
+        r.error = where + " ('" + info.name + "'): band [" +
+                  std::to_string(info.program.bandLo) + ", " +
+                  std::to_string(info.program.bandHi) + "] overlaps that of '" +
+                  o.name + "'; the programs of a collective need disjoint "
+                  "bands";
+    }
     if (r.error.empty() && info.isProgram && programAbi < 0)
       r.error = where + " ('" + info.name +
                 "') is a program, but the manifest has no "

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 // The kernel ABI version and workspace formulas the runtime shares.
 #include "collc/device/snac/abi.h"
 
@@ -55,6 +57,14 @@ static int programEncoding(llvm::StringRef name) {
       .Case("flag", COLLC_ENCODING_FLAG)
       .Case("ll16", COLLC_ENCODING_LL16)
       .Case("sentinel", COLLC_ENCODING_SENTINEL)
+      .Default(-1);
+}
+
+/// COLLC_VARIANT_* of a manifest variant name; -1 for an unknown one.
+static int programVariant(llvm::StringRef name) {
+  return llvm::StringSwitch<int>(name)
+      .Case("one_shot", COLLC_VARIANT_ONE_SHOT)
+      .Case("two_shot", COLLC_VARIANT_TWO_SHOT)
       .Default(-1);
 }
 
@@ -153,7 +163,9 @@ void module::write(ModuleOp module, llvm::StringRef specName,
             {"band", {p.bandLo, p.bandHi}},
             {"slots", p.slots},
             {"region_bytes", p.regionBytes},
-            {"rx_bytes", collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
+            {"rx_bytes",
+             collcRxBuffers(programVariant(p.variant)) *
+                 collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
             {"rx_fill", collcRxFillByte(enc)},
             {"counter_words", k.grid},
             {"input_packed", p.inputPacked}};
@@ -253,9 +265,10 @@ static std::string checkProgram(const json &k, const std::string &kernel) {
       !c.need(p, "counter_words", T::number_integer, where) ||
       !c.need(p, "input_packed", T::boolean, where))
     return c.error;
-  if (p["variant"] != "one_shot")
+  const int variant = programVariant(p["variant"].get<std::string>());
+  if (variant < 0)
     return where + ": unknown variant " + p["variant"].dump() +
-           ", expected \"one_shot\"";
+           ", expected \"one_shot\" or \"two_shot\"";
   const int enc = programEncoding(p["encoding"].get<std::string>());
   if (enc < 0)
     return where + ": unknown encoding " + p["encoding"].dump() +
@@ -274,20 +287,24 @@ static std::string checkProgram(const json &k, const std::string &kernel) {
   if (region <= 0 || region % 16)
     return where + ": region_bytes is " + std::to_string(region) +
            ", expected a positive multiple of 16";
-  // The band's top must fit a region, with the flag words of every warp.
+  // The band's top must fit a region (whole, or the partition of it that
+  // the variant's regions carry), with the flag words of every warp.
   const long long hi = band[1].get<long long>();
+  const int n = k["world_size"].get<int>();
   const int warps = (int)(k["grid"].get<long long>() *
                           k["threads"].get<long long>() / 32);
-  const unsigned long long need = collcRxRegionBytes(enc, hi, warps);
+  const unsigned long long need =
+      collcRxRegionBytes(enc, collcRxPayloadBytes(variant, hi, n), warps);
   if ((unsigned long long)region < need)
     return where + ": region_bytes is " + std::to_string(region) +
            ", but the band's top (" + std::to_string(hi) + " bytes) needs " +
            std::to_string(need);
   const unsigned long long rx =
-      collcRxBytes((int)slots, k["world_size"].get<int>(), region);
+      collcRxBuffers(variant) * collcRxBytes((int)slots, n, region);
   if (p["rx_bytes"].get<long long>() != (long long)rx)
     return where + ": rx_bytes is " + p["rx_bytes"].dump() + ", expected " +
-           std::to_string(rx) + " (slots x world_size x region_bytes)";
+           std::to_string(rx) +
+           " (receive buffers x slots x world_size x region_bytes)";
   if (p["rx_fill"] != collcRxFillByte(enc))
     return where + ": rx_fill is " + p["rx_fill"].dump() + ", expected " +
            std::to_string(collcRxFillByte(enc)) + " for encoding " +
@@ -408,6 +425,10 @@ std::string module::validate(llvm::StringRef bytes, std::string *summary) {
   for (const json &t : m["targets"])
     if (!t.is_string() || !ptxByTarget.count(t.get<std::string>()))
       return "target " + t.dump() + " has no PTX image";
+  // The programs of one collective, type, world size and target, by band:
+  // the runtime takes the first whose band holds a call, so bands that
+  // overlap would make one program unreachable for some sizes.
+  std::map<std::string, std::vector<std::pair<size_t, json>>> bands;
   for (auto [i, k] : llvm::enumerate(m["kernels"])) {
     std::string where = "kernels[" + std::to_string(i) + "]";
     if (!c.need(k, "name", T::string, where) ||
@@ -425,6 +446,18 @@ std::string module::validate(llvm::StringRef bytes, std::string *summary) {
       std::string problem = checkProgram(k, where);
       if (!problem.empty())
         return problem;
+      std::string key = k["collective"].get<std::string>() + " " +
+                        k["element_type"].get<std::string>() + " n" +
+                        std::to_string(k["world_size"].get<int>()) + " " +
+                        k["target"].get<std::string>();
+      const json &band = k["program"]["band"];
+      for (const auto &[j, other] : bands[key])
+        if (band[0] <= other[1] && other[0] <= band[1])
+          return where + ": band " + band.dump() + " of " +
+                 k["name"].dump() + " overlaps band " + other.dump() +
+                 " of kernels[" + std::to_string(j) +
+                 "]; the programs of a collective need disjoint bands";
+      bands[key].push_back({i, band});
     } else if (!c.need(k, "workspace", T::object, where)) {
       return c.error;
     }
