@@ -328,13 +328,17 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
       r.error = where + ": non-positive launch or type sizes";
     if (r.error.empty() && info.isProgram)
       checkProgram(r, where, info);
-    // The runtime takes the first program whose band holds a call: bands
-    // that overlap would leave one unreachable for some sizes.
+    // The variants of a collective split its sizes (one-shot up to a
+    // bound, two-shot above it); the runtime takes the first program whose
+    // band holds a call, so overlapping variants would leave one
+    // unreachable for some sizes. Encodings of one variant may overlap:
+    // alternatives that COLLC_FORCE_VARIANT picks between.
     for (size_t j = 0; r.error.empty() && info.isProgram &&
                        j < m.kernels.size();
          ++j) {
       const KernelInfo &o = m.kernels[j];
       if (o.isProgram && o.collective == info.collective &&
+          o.program.variant != info.program.variant &&
           o.elementType == info.elementType &&
           o.worldSize == info.worldSize && o.target == info.target &&
           info.program.bandLo <= o.program.bandHi &&
@@ -342,8 +346,8 @@ collcResult_t parseModule(const char *data, size_t bytes, collcModule &m) {
         r.error = where + " ('" + info.name + "'): band [" +
                   std::to_string(info.program.bandLo) + ", " +
                   std::to_string(info.program.bandHi) + "] overlaps that of '" +
-                  o.name + "'; the programs of a collective need disjoint "
-                  "bands";
+                  o.name + "', a program of another variant; the variants "
+                  "of a collective need disjoint bands";
     }
     if (r.error.empty() && info.isProgram && programAbi < 0)
       r.error = where + " ('" + info.name +

@@ -426,8 +426,9 @@ std::string module::validate(llvm::StringRef bytes, std::string *summary) {
     if (!t.is_string() || !ptxByTarget.count(t.get<std::string>()))
       return "target " + t.dump() + " has no PTX image";
   // The programs of one collective, type, world size and target, by band:
-  // the runtime takes the first whose band holds a call, so bands that
-  // overlap would make one program unreachable for some sizes.
+  // the runtime takes the first whose band holds a call, so variants whose
+  // bands overlap would leave one unreachable for some sizes (encodings of
+  // one variant may overlap: alternatives COLLC_FORCE_VARIANT picks).
   std::map<std::string, std::vector<std::pair<size_t, json>>> bands;
   for (auto [i, k] : llvm::enumerate(m["kernels"])) {
     std::string where = "kernels[" + std::to_string(i) + "]";
@@ -451,13 +452,16 @@ std::string module::validate(llvm::StringRef bytes, std::string *summary) {
                         std::to_string(k["world_size"].get<int>()) + " " +
                         k["target"].get<std::string>();
       const json &band = k["program"]["band"];
+      const json &variant = k["program"]["variant"];
       for (const auto &[j, other] : bands[key])
-        if (band[0] <= other[1] && other[0] <= band[1])
+        if (other["variant"] != variant && band[0] <= other["band"][1] &&
+            other["band"][0] <= band[1])
           return where + ": band " + band.dump() + " of " +
-                 k["name"].dump() + " overlaps band " + other.dump() +
-                 " of kernels[" + std::to_string(j) +
-                 "]; the programs of a collective need disjoint bands";
-      bands[key].push_back({i, band});
+                 k["name"].dump() + " overlaps band " +
+                 other["band"].dump() + " of kernels[" + std::to_string(j) +
+                 "], a program of another variant; the variants of a "
+                 "collective need disjoint bands";
+      bands[key].push_back({i, k["program"]});
     } else if (!c.need(k, "workspace", T::object, where)) {
       return c.error;
     }
