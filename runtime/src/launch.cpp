@@ -38,15 +38,9 @@ int partitionsOf(Layout l, int n) { return l == Layout::Packed ? 1 : n; }
 /// Elements of `count` split over n partitions: in 16-byte units where
 /// possible, so partitions stay aligned for the vectorized Atom.
 std::vector<long long> evenSplit(size_t count, int n, int elemBytes) {
-  size_t unit = std::max(1, 16 / elemBytes);
-  size_t units = (count + unit - 1) / unit;
   std::vector<long long> sizes(n);
-  size_t left = count;
-  for (int k = 0; k < n; ++k) {
-    size_t take = std::min(left, (units / n + (size_t(k) < units % n)) * unit);
-    sizes[k] = (long long)take;
-    left -= take;
-  }
+  for (int k = 0; k < n; ++k)
+    sizes[k] = collcEvenSplitAt(count, n, elemBytes, k);
   return sizes;
 }
 

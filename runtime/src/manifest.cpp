@@ -192,11 +192,12 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   auto bad = [&](const std::string &what) {
     return r.fail(where + ": " + what);
   };
-  // The runtime launches every variant alike; a whole module names only
-  // the variants this collc writes.
-  if (check == ManifestCheck::Whole && g.variant != "one_shot")
+  const int variant = g.variant == "two_shot"   ? COLLC_VARIANT_TWO_SHOT
+                      : g.variant == "one_shot" ? COLLC_VARIANT_ONE_SHOT
+                                                : -1;
+  if (variant < 0)
     return bad("unknown variant " + quote(g.variant) +
-               ", expected \"one_shot\"");
+               ", expected \"one_shot\" or \"two_shot\"");
   g.encoding = -1;
   for (int e :
        {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16, COLLC_ENCODING_SENTINEL})
@@ -221,20 +222,24 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
     return bad("region_bytes is " + std::to_string(region) +
                ", expected a positive multiple of 16");
   g.regionBytes = (unsigned long long)region;
-  // The band's top must fit a region, with the flag words of every warp.
+  // The band's top must fit a region (whole, or the partition of it that
+  // the variant's regions carry), with the flag words of every warp.
   const int warps = (int)((long long)info.grid * info.threads / 32);
-  const unsigned long long need =
-      collcRxRegionBytes(g.encoding, g.bandHi, warps);
+  const unsigned long long need = collcRxRegionBytes(
+      g.encoding, collcRxPayloadBytes(variant, g.bandHi, info.worldSize),
+      warps);
   if (g.regionBytes < need)
     return bad("region_bytes is " + std::to_string(region) +
                ", but the band's top (" + std::to_string(g.bandHi) +
                " bytes) needs " + std::to_string(need));
   g.rxBytes = (unsigned long long)rx;
   const unsigned long long rxWant =
+      collcRxBuffers(variant) *
       collcRxBytes(g.slots, info.worldSize, g.regionBytes);
   if (rx < 0 || g.rxBytes != rxWant)
     return bad("rx_bytes is " + std::to_string(rx) + ", expected " +
-               std::to_string(rxWant) + " (slots x world_size x region_bytes)");
+               std::to_string(rxWant) +
+               " (receive buffers x slots x world_size x region_bytes)");
   if (g.rxFill != collcRxFillByte(g.encoding))
     return bad("rx_fill is " + std::to_string(g.rxFill) + ", expected " +
                std::to_string(collcRxFillByte(g.encoding)) + " for encoding " +
@@ -438,8 +443,29 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
       r.field(doc, "kernels", json::value_t::array, "manifest");
   for (size_t i = 0; kernels && r.error.empty() && i < kernels->size(); ++i) {
     KernelInfo info;
-    readKernel(r, (*kernels)[i], "kernels[" + std::to_string(i) + "]",
-               programAbi, check, info);
+    const std::string where = "kernels[" + std::to_string(i) + "]";
+    readKernel(r, (*kernels)[i], where, programAbi, check, info);
+    // The variants of a collective split its sizes (one-shot up to a
+    // bound, two-shot above it); the runtime takes the first program whose
+    // band holds a call, so overlapping variants would leave one
+    // unreachable for some sizes. Encodings of one variant may overlap:
+    // alternatives that COLLC_FORCE_VARIANT picks between.
+    for (size_t j = 0; r.error.empty() && info.isProgram &&
+                       j < m.kernels.size();
+         ++j) {
+      const KernelInfo &o = m.kernels[j];
+      if (o.isProgram && o.collective == info.collective &&
+          o.program.variant != info.program.variant &&
+          o.elementType == info.elementType &&
+          o.worldSize == info.worldSize && o.target == info.target &&
+          info.program.bandLo <= o.program.bandHi &&
+          o.program.bandLo <= info.program.bandHi)
+        r.fail(where + " ('" + info.name + "'): band [" +
+               std::to_string(info.program.bandLo) + ", " +
+               std::to_string(info.program.bandHi) + "] overlaps that of '" +
+               o.name + "', a program of another variant; the variants of "
+               "a collective need disjoint bands");
+    }
     m.kernels.push_back(std::move(info));
   }
   const json *images = r.field(doc, "images", json::value_t::array, "manifest");

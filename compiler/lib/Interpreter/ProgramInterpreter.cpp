@@ -24,13 +24,20 @@
 //     may read the data: a read the word does not order is a violation.
 // An empty put still publishes one padding unit (a packet, a non-sentinel
 // word, or the ready word), and the consumer waits for it. epoch = call
-// number (the CTA's counter + 1), slot = epoch mod slots.
+// number (the CTA's counter + 1), slot = epoch mod slots; a program's
+// second receive buffer (two-shot) has the slots after the first's, as on
+// the device (abi.h, collcRxBuffers).
+//
+// A forward (a put from the output, two-shot) reads back output elements
+// with no wait: each must have been written in this call by the same CTA,
+// which is the unit-to-thread argument of snac.put's verifier, checked.
 //
 //===----------------------------------------------------------------------===//
 
 #include "collc/Interpreter/Interpreter.h"
 
 #include "Common.h"
+#include "collc/device/snac/abi.h"
 #include "Search.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -106,6 +113,7 @@ struct PStep {
   int slot = 0;
   int64_t epoch = 0, tag = 0;
   bool canonicalize = true;
+  bool forward = false; // Put: from the output (two-shot)
   /// Reduce: the index of this unit in the agent's accumulator, and whether
   /// this source is the last (then the output is written).
   int64_t accIndex = -1;
@@ -126,6 +134,9 @@ struct Agent {
 struct BufferInfo {
   snac::BufferKind kind;
   bool packed;
+  /// Receive buffers: the first slot of this buffer's regions, and how many
+  /// it rotates through (1 with the early-reuse fault on this buffer).
+  int firstSlot = 0, slots = 0;
   /// For its geometry (getSizeEntry: the one home of that rule).
   mutable snac::ProgramBufferOp op;
 };
@@ -230,11 +241,11 @@ private:
     std::vector<bool> rankFinished;
     UnitMap units, words;
     std::vector<std::vector<uint32_t>> outputs;
-    std::vector<std::vector<int>> written;
+    std::vector<std::vector<int>> written, writtenBy;
   };
   State save() const {
     return {agents, clocks, rankCall, rankFinished, units, words, outputs,
-            written};
+            written, writtenBy};
   }
   void restore(const State &s) {
     agents = s.agents;
@@ -245,6 +256,7 @@ private:
     words = s.words;
     outputs = s.outputs;
     written = s.written;
+    writtenBy = s.writtenBy;
   }
   void saveState(size_t depth) override {
     if (snapshots.size() <= depth)
@@ -261,6 +273,9 @@ private:
   std::mt19937_64 rng;
   int encoding = kLL16, slots = 2;
   int64_t elemBytes = 4, unitElems = 1, bandLo = 0, bandHi = 0;
+  /// Payload bytes of a receive region (abi.h: the band's hi, or one
+  /// partition of it for two-shot).
+  int64_t regionPayload = 0;
   bool reduces = false;
   llvm::StringMap<BufferInfo> buffers;
   const BufferInfo *input = nullptr, *output = nullptr;
@@ -279,6 +294,7 @@ private:
   UnitMap units, words;
   std::vector<std::vector<uint32_t>> outputs;
   std::vector<std::vector<int>> written; // [rank][element]: call, -1
+  std::vector<std::vector<int>> writtenBy; // [rank][element]: agent
   std::vector<State> snapshots;
 
   std::optional<Failure> failure;
@@ -308,8 +324,23 @@ bool ProgramSimulator::prepare() {
     return t.consume == sim::Consume::Reduce;
   });
   for (auto b : program.getBody().front().getOps<snac::ProgramBufferOp>()) {
-    buffers[b.getSymName()] = {b.getKind(), b.isPacked(), b};
+    BufferInfo info{b.getKind(), b.isPacked()};
+    info.op = b;
+    if (b.getKind() == snac::BufferKind::receive) {
+      info.firstSlot = program.getReceiveIndex(b) * slots;
+      // Test only: this buffer alone reuses its slot one call early.
+      auto fault = b->getAttrOfType<StringAttr>("snac.test_fault");
+      info.slots = fault && fault.getValue() == "program-early-slot-reuse"
+                       ? 1
+                       : slots;
+    }
+    buffers[b.getSymName()] = info;
   }
+  int variant = program.getVariant() == snac::Variant::two_shot
+                    ? COLLC_VARIANT_TWO_SHOT
+                    : COLLC_VARIANT_ONE_SHOT;
+  regionPayload = static_cast<int64_t>(collcRxPayloadBytes(
+      variant, static_cast<unsigned long long>(bandHi), n));
   for (auto &[name, b] : buffers) {
     if (b.kind == snac::BufferKind::input)
       input = &b;
@@ -341,27 +372,23 @@ bool ProgramSimulator::prepare() {
       if (rng() % 8 == 0u)
         count = 0;
     }
+    // Sizes below the band's lo are run too: nothing in a program depends
+    // on lo (the runtime sends such calls to another kernel), and small
+    // calls keep the search tractable for a band that starts high
+    // (two-shot's).
     sim::CallArgs args =
         sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
-    // Random sizes: the least input must reach the band's lo (a call below
-    // it runs another kernel), so grow the count until it does.
-    for (int attempt = 0; o.counts.empty() && o.count < 0 && bandLo > 0 &&
-                          attempt < 16;
-         ++attempt) {
-      int64_t least = INT64_MAX;
-      for (int r = 0; r < n; ++r)
-        least = std::min(least, sim::inputGeometry(model, args, 0, r).total);
-      if (least * elemBytes >= bandLo)
-        break;
-      count = std::max<int64_t>(1, count * 2);
-      args = sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
-    }
     std::vector<std::vector<int64_t>> m(n);
     std::vector<std::vector<uint32_t>> in;
     for (int r = 0; r < n; ++r) {
       sim::BufferGeometry g = sim::inputGeometry(model, args, 0, r);
       if (input->packed)
         m[r] = {g.total};
+      else if (program.getVariant() == snac::Variant::two_shot)
+        // The runtime's split of a typed AllReduce's count: uneven, and
+        // empty partitions for small counts (padding units).
+        for (int k = 0; k < n; ++k)
+          m[r].push_back(collcEvenSplitAt(g.total, n, elemBytes, k));
       else
         for (const sim::Partition &p : g.parts)
           m[r].push_back(p.size);
@@ -369,7 +396,7 @@ bool ProgramSimulator::prepare() {
         return fail(nullptr, "the program's input is scattered but the "
                              "collective's is packed");
       int64_t bytes = g.total * elemBytes;
-      if (bytes < bandLo || bytes > bandHi)
+      if (bytes > bandHi)
         return fail(nullptr,
                     formatv("call {0}: rank {1}'s input of {2} bytes is "
                             "outside the program's band [{3}, {4}]: choose "
@@ -404,6 +431,7 @@ bool ProgramSimulator::prepare() {
   rankFinished.assign(n, false);
   outputs.assign(n, {});
   written.assign(n, {});
+  writtenBy.assign(n, {});
   return true;
 }
 
@@ -428,7 +456,9 @@ bool ProgramSimulator::evalBlock(Block &block,
                                  int worker, int call) {
   auto get = [&](Value v) { return env.lookup(v); };
   int64_t epoch = call + 1;
-  int slot = static_cast<int>(epoch % slots);
+  auto slotOf = [&](const BufferInfo *rx) {
+    return rx->firstSlot + static_cast<int>(epoch % rx->slots);
+  };
   auto faultOf = [](Operation *op) {
     auto a = op->getAttrOfType<StringAttr>("snac.test_fault");
     return a ? a.getValue() : StringRef();
@@ -470,7 +500,13 @@ bool ProgramSimulator::evalBlock(Block &block,
       env[e.getEpoch()] = epoch;
     } else if (auto put = dyn_cast<snac::PutOp>(op)) {
       const BufferInfo *src, *dst;
-      if (!bufferOf(&op, put.getSrcAttr(), snac::BufferKind::input, src) ||
+      auto srcIt = buffers.find(put.getSrc());
+      bool forward = srcIt != buffers.end() &&
+                     srcIt->second.kind == snac::BufferKind::output;
+      if (!bufferOf(&op, put.getSrcAttr(),
+                    forward ? snac::BufferKind::output
+                            : snac::BufferKind::input,
+                    src) ||
           !bufferOf(&op, put.getDstAttr(), snac::BufferKind::receive, dst))
         return false;
       int64_t part = get(put.getPart());
@@ -480,11 +516,14 @@ bool ProgramSimulator::evalBlock(Block &block,
                                  call, rank, part, partsOf(*src)));
       int64_t count = sizeOf(*src, call, rank, part);
       int64_t from = offsetOf(*src, call, rank, part);
-      if (count * elemBytes > bandHi)
+      if (count * elemBytes > regionPayload)
         return fail(&op, formatv("call {0}: rank {1} puts {2} bytes into a "
                                  "receive region of {3} bytes of payload "
-                                 "(the band's hi)",
-                                 call, rank, count * elemBytes, bandHi));
+                                 "({4})",
+                                 call, rank, count * elemBytes, regionPayload,
+                                 regionPayload == bandHi
+                                     ? "the band's hi"
+                                     : "a partition of the band's hi"));
       SmallVector<int> targets;
       if (Value t = put.getTarget()) {
         int64_t target = get(t);
@@ -501,7 +540,8 @@ bool ProgramSimulator::evalBlock(Block &block,
       if (fault == "padding-dropped" && count == 0)
         continue;
       PStep base{PStep::Put, &op};
-      base.slot = slot;
+      base.slot = slotOf(dst);
+      base.forward = forward;
       base.epoch = epoch;
       base.tag = epoch + (fault == "wrong-sequence-next"       ? 1
                           : fault == "wrong-sequence-previous" ? -1
@@ -577,7 +617,7 @@ bool ProgramSimulator::evalBlock(Block &block,
         continue;
       int64_t total = unitsFor(want);
       PStep base{PStep::Take, &op};
-      base.slot = slot;
+      base.slot = slotOf(rx);
       base.epoch = epoch;
       if (reduce)
         base.red = redOpOf(reduce.getOp());
@@ -776,7 +816,22 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                   formatv("call {0}: {1} writes {2} before rank {3} re-armed "
                           "it (call {4}'s): the re-arm can erase this data",
                           call, who(me), here(), s.peer, u.writerEpoch - 1));
-    const std::vector<uint32_t> &in = inputs[call][agent.rank];
+    const std::vector<uint32_t> &in =
+        s.forward ? outputs[agent.rank] : inputs[call][agent.rank];
+    // A forward reads back, without a wait, what this CTA reduced.
+    for (int64_t i = 0; s.forward && i < s.count; ++i) {
+      int64_t at = s.from + i;
+      if (written[agent.rank][at] != call || writtenBy[agent.rank][at] != me)
+        return fail(s.op,
+                    formatv("call {0}: {1} forwards output element {2}, "
+                            "which {3}: a forward must read what the same "
+                            "CTA reduced (the same unit-to-thread mapping)",
+                            call, who(me), at,
+                            written[agent.rank][at] != call
+                                ? std::string("is not written yet this call")
+                                : "was written by " +
+                                      who(writtenBy[agent.rank][at])));
+    }
     if (s.count == 0) {
       u.elems.assign(1, 0); // padding: a packet, a non-sentinel word
     } else {
@@ -863,6 +918,7 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                                     call, who(me), s.to + i));
         out[s.to + i] = u.elems[i];
         mark[s.to + i] = call;
+        writtenBy[agent.rank][s.to + i] = me;
       }
       return true;
     }
@@ -884,6 +940,7 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                                   call, who(me), s.to + i));
       out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
       mark[s.to + i] = call;
+      writtenBy[agent.rank][s.to + i] = me;
     }
     agent.acc.erase(s.accIndex);
     return true;
@@ -953,6 +1010,7 @@ bool ProgramSimulator::stepHost(int rank) {
   int64_t total = totalOf(*output, call, rank);
   outputs[rank].assign(total, sim::poisonBits(o.type));
   written[rank].assign(total, -1);
+  writtenBy[rank].assign(total, -1);
   for (int w = 0; w < W; ++w) {
     int id = rank * W + w;
     Clock &c = clocks[id];

@@ -110,6 +110,8 @@ coll.collective @all_to_all_v types [bf16] ranks [2] {
 // CHECK-NEXT:    snac.put @input[%[[C0:.+]]] -> @rx[%[[E]]] to all
 // CHECK-NEXT:    snac.reduce_take min @rx[%[[E]], *] -> @output[%[[C0]]]
 // CHECK-NEXT:  }
+// Above its band, the two-shot program (derive-programs-two-shot.mlir).
+// CHECK-LABEL: snac.program for @all_reduce variant two_shot
 coll.collective @all_reduce types [bf16] ranks [2] {
   coll.transform reduce<min> scattered -> packed
   coll.transform copy packed -> scattered

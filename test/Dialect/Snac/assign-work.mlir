@@ -55,3 +55,21 @@ snac.program for @budget variant one_shot policy #snac.policy<encoding = ll16, s
   snac.program_buffer @output output packed sizes row
   snac.program_buffer @rx receive scattered sizes column
 }
+
+// Two-shot ops move one partition, at most half the band's top (two
+// ranks): 16 KiB / (256 threads x 8 bytes) = 8 CTAs, where one-shot's whole
+// 32 KiB would take 16.
+// CHECK-LABEL: snac.program for @two_shot variant two_shot policy #snac.policy<encoding = ll16, slots = 2, band = [1025, 32768], ctas = 8, threads = 256, grain = 8, pdl = true>
+// SM80-LABEL:  snac.program for @two_shot variant two_shot policy #snac.policy<encoding = ll16, slots = 2, band = [1025, 32768], ctas = 8,
+snac.program for @two_shot variant two_shot policy #snac.policy<encoding = ll16, slots = 2, band = [1025, 32768], ctas = 0, threads = 0, grain = 0, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output scattered sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  snac.program_buffer @fwd receive scattered sizes row
+  %e = snac.epoch
+  snac.put @input[%r] -> @rx[%e] to %r
+  snac.reduce_take sum @rx[%e, *] -> @output[%r]
+  snac.put @output[%r] -> @fwd[%e] to all
+  snac.take @fwd[%e, %r] -> @output[%r]
+}

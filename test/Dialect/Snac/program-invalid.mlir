@@ -109,7 +109,7 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots 
 
 snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
 ^bb0(%r: index, %n: index):
-  // expected-error@+1 {{is a receive buffer, indexed by source: its geometry is 'scattered sizes column' (or scattered_v)}}
+  // expected-error@+1 {{is a receive buffer, indexed by source: its geometry is 'scattered sizes column' or 'scattered sizes row' (or scattered_v)}}
   snac.program_buffer @rx receive packed sizes column
 }
 
@@ -143,7 +143,7 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots 
   snac.program_buffer @rx receive scattered sizes column
   %c0 = arith.constant 0 : index
   %e = snac.epoch
-  // expected-error@+1 {{pushes from 'output', which is not the program's input}}
+  // expected-error@+1 {{forwards a partition of the output 'output' that the last op writing the output before it did not reduce}}
   snac.put @output[%c0] -> @rx[%e] to all
 }
 

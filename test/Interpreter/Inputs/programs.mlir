@@ -79,6 +79,32 @@ snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll1
   snac.launch_dependents
   snac.reduce_take sum @rx[%e, *] -> @output[%c0]
 }
+// Two-shot: partition k reduced on rank k, forwarded to every other rank.
+snac.program for @all_reduce variant two_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 1048576], ctas = 0, threads = 0, grain = 0, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output scattered sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  snac.program_buffer @fwd receive scattered sizes row
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  scf.for %k = %c0 to %n step %c1 {
+    snac.put @input[%k] -> @rx[%e] to %k
+  }
+  snac.reduce_take sum @rx[%e, *] -> @output[%r]
+  scf.for %i = %c1 to %n step %c1 {
+    %s = arith.addi %r, %i : index
+    %q = arith.remui %s, %n : index
+    snac.put @output[%r] -> @fwd[%e] to %q
+  }
+  snac.launch_dependents
+  scf.for %i = %c1 to %n step %c1 {
+    %s = arith.addi %r, %i : index
+    %q = arith.remui %s, %n : index
+    snac.take @fwd[%e, %q] -> @output[%q]
+  }
+}
 snac.program for @all_gather_v variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input packed_v sizes row

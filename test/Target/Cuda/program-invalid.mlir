@@ -40,21 +40,6 @@ snac.program for @ag variant one_shot policy #snac.policy<encoding = ll16, slots
   snac.program_buffer @input input packed sizes row
   snac.program_buffer @output output scattered sizes column
   snac.program_buffer @rx receive scattered sizes column
-  // expected-error@+1 {{the device API gives a program one receive buffer; 'rx' is the first}}
-  snac.program_buffer @rx2 receive scattered sizes column
-  %e = snac.epoch
-}
-
-// -----
-
-coll.collective @ag types [f32] ranks [2] {
-  coll.transform copy packed -> scattered
-}
-snac.program for @ag variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 1024], ctas = 1, threads = 32, grain = 8, pdl = true> {
-^bb0(%r: index, %n: index):
-  snac.program_buffer @input input packed sizes row
-  snac.program_buffer @output output scattered sizes column
-  snac.program_buffer @rx receive scattered sizes column
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %e = snac.epoch

@@ -85,6 +85,15 @@ def check_programs(m, expected):
     for k in programs:
         p = k["program"]
         lo, hi = p["band"]
+        n = k["world_size"]
+        buffers = 1
+        if p["variant"] == "two_shot":
+            # A region holds one partition: the band's top split evenly
+            # over the ranks in 16-byte units; one buffer per phase.
+            hi = -(-(-(-hi // 16)) // n) * 16
+            buffers = 2
+        elif p["variant"] != "one_shot":
+            sys.exit(f"{k['name']}: unknown variant {p['variant']}")
         payload = round16(max(hi, 16))
         if p["encoding"] == "ll16":
             region = 2 * payload  # a 16-byte packet carries 8 bytes
@@ -93,14 +102,14 @@ def check_programs(m, expected):
         else:
             region = payload
         want = {"region_bytes": region,
-                "rx_bytes": p["slots"] * k["world_size"] * region,
+                "rx_bytes": buffers * p["slots"] * n * region,
                 "rx_fill": 255 if p["encoding"] == "sentinel" else 0,
                 "counter_words": k["grid"]}
         for field, value in want.items():
             if p[field] != value:
                 sys.exit(f"{k['name']} on {k['target']}: {field} is "
                          f"{p[field]}, expected {value}")
-        if "workspace" in k or not 0 <= lo <= hi or p["slots"] < 2:
+        if "workspace" in k or not 0 <= lo <= p["band"][1] or p["slots"] < 2:
             sys.exit(f"{k['name']} on {k['target']}: bad program {p}")
         name = (f"collc_{k['collective']}__{p['variant']}_{p['encoding']}_"
                 f"{k['element_type']}_n{k['world_size']}")

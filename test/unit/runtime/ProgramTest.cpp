@@ -314,6 +314,79 @@ TEST(ForceVariantTest, MalformedValuesAreRefused) {
   }
 }
 
+/// Two-shot AllReduce above the one-shot band: its receive buffers (two,
+/// regions of one partition) checked against abi.h, variants with
+/// overlapping bands refused, and COLLC_FORCE_VARIANT=two_shot:<encoding>
+/// routing to it.
+TEST(TwoShotTest, ProgramsOfTwoVariantsSplitTheSizes) {
+  ProgramEntry one, two;
+  two.name = "collc_all_reduce__two_shot_flag_f32_n2";
+  two.variant = "two_shot";
+  two.encoding = "flag";
+  two.lo = 65537;
+  two.hi = 1 << 20;
+  const int warps = two.grid * two.threads / 32;
+  two.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG,
+      collcRxPayloadBytes(COLLC_VARIANT_TWO_SHOT, two.hi, two.world), warps);
+  EXPECT_EQ(two.region, (1 << 19) + 2048); // half the band's top, 256 words
+  two.rx = 2 * (long long)collcRxBytes(two.slots, two.world, two.region);
+
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, one.text(), two.text()}), &m),
+            collcSuccess)
+      << lastError();
+  EXPECT_EQ(m->kernels[2].program.variant, "two_shot");
+  EXPECT_EQ(m->kernels[2].program.rxBytes, (unsigned long long)two.rx);
+  {
+    collcComm comm;
+    comm.module = m;
+    comm.nranks = 2;
+    for (size_t i = 0; i < m->kernels.size(); ++i) {
+      collc::Workspace w;
+      w.kernel = &m->kernels[i];
+      comm.workspaces.push_back(w);
+    }
+    auto route = [&](const char *force, unsigned long long bytes) {
+      collc::ForceVariant f;
+      EXPECT_EQ(collc::parseForceVariant(force, f), collcSuccess);
+      collc::buildRoutes(&comm, f);
+      const collc::Route &r = comm.routes[collcFloat32];
+      collc::Workspace *w = collc::pickProgram(r, bytes);
+      return w ? w->kernel->name : r.v1->kernel->name;
+    };
+    EXPECT_EQ(route("", 65536), one.name);
+    EXPECT_EQ(route("", 65537), two.name);
+    EXPECT_EQ(route("", 1 << 20), two.name);
+    EXPECT_EQ(route("", (1 << 20) + 1), "collc_all_reduce_f32_n2");
+    EXPECT_EQ(route("two_shot:flag", 65537), two.name);
+    EXPECT_EQ(route("two_shot:flag", 1024), "collc_all_reduce_f32_n2");
+    EXPECT_EQ(route("one_shot:ll16", 65537), "collc_all_reduce_f32_n2");
+  }
+  collcModuleDestroy(m);
+
+  // One receive buffer's bytes, or a region for the whole band's top
+  // missing: refused with the formula.
+  ProgramEntry bad = two;
+  bad.rx = (long long)collcRxBytes(two.slots, two.world, two.region);
+  expectRefused({bad.text()},
+                {"rx_bytes is", "receive buffers x slots x world_size"});
+  bad = two;
+  bad.region = 4096;
+  bad.rx = 2 * (long long)collcRxBytes(two.slots, two.world, 4096);
+  expectRefused({bad.text()}, {"region_bytes is 4096", "needs 526336"});
+  bad = two;
+  bad.variant = "three_shot";
+  expectRefused({bad.text()}, {"unknown variant 'three_shot'"});
+  // Overlapping variants: the later one would be unreachable.
+  bad = two;
+  bad.lo = 65536;
+  expectRefused({one.text(), bad.text()},
+                {"kernels[1]", "band [65536, 1048576] overlaps that of "
+                               "'collc_all_reduce__one_shot_ll16_f32_n2'",
+                 "disjoint bands"});
+}
+
 TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
   collc::buildRoutes(&comm, collc::ForceVariant());
   // The ll16 program (kernel 1) timed out at call 9 waiting for rank 1.

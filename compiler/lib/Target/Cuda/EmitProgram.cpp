@@ -48,11 +48,21 @@ int abiEncoding(snac::Encoding encoding) {
   llvm_unreachable("unknown encoding");
 }
 
-/// Bytes of one (slot, source) receive region: the band's top (at least one
-/// 16-byte unit, so the padding unit of an empty band fits) in the
-/// encoding's format, plus one flag word per warp of the grid.
-int64_t regionBytes(snac::PolicyAttr policy) {
-  const int64_t payload = std::max<int64_t>(policy.getBandHi(), 16);
+int abiVariant(snac::Variant variant) {
+  return variant == snac::Variant::two_shot ? COLLC_VARIANT_TWO_SHOT
+                                            : COLLC_VARIANT_ONE_SHOT;
+}
+
+/// Bytes of one (slot, source) receive region at `n` ranks: the payload a
+/// region carries for the band's top (abi.h; at least one 16-byte unit, so
+/// the padding unit of an empty band fits) in the encoding's format, plus
+/// one flag word per warp of the grid.
+int64_t regionBytes(snac::ProgramOp program, int64_t n) {
+  snac::PolicyAttr policy = program.getPolicy();
+  const int64_t payload = std::max<int64_t>(
+      (int64_t)collcRxPayloadBytes(abiVariant(program.getVariant()),
+                                   policy.getBandHi(), (int)n),
+      16);
   const int64_t warps = policy.getCtas() * policy.getThreads() / 32;
   return (int64_t)collcRxRegionBytes(abiEncoding(policy.getEncoding()), payload,
                                      (int)warps);
@@ -83,6 +93,7 @@ private:
   void emitLaunchDependents(snac::LaunchDependentsOp op, int indent);
 
   std::string value(Value v);
+  std::string epoch(Value e, FlatSymbolRefAttr receive);
   std::string partition(snac::ProgramBufferOp buffer, Value part);
   std::string count(snac::ProgramBufferOp buffer, Value part);
   llvm::raw_ostream &line(int indent) { return os.indent(2 * indent); }
@@ -117,6 +128,15 @@ std::string ProgramEmitter::value(Value v) {
   std::string name = formatv("v{0}", nextName++).str();
   names[v] = name;
   return name;
+}
+
+/// The epoch an op on receive buffer `receive` passes: the call's, on that
+/// buffer (its slots follow those of the buffers before it).
+std::string ProgramEmitter::epoch(Value e, FlatSymbolRefAttr receive) {
+  int index = program.getReceiveIndex(program.lookupBuffer(receive));
+  if (index <= 0)
+    return value(e);
+  return formatv("{0}.in(/*buffer=*/{1})", value(e), index).str();
 }
 
 std::string ProgramEmitter::partition(snac::ProgramBufferOp buffer,
@@ -154,7 +174,6 @@ LogicalResult ProgramEmitter::check() {
            << "; grain = " << policy.getGrain()
            << " bytes is not a multiple of it";
 
-  snac::ProgramBufferOp receive;
   bool hasEpoch = false;
   WalkResult result = program.getBody().walk([&](Operation *op) {
     if (auto buffer = dyn_cast<snac::ProgramBufferOp>(op)) {
@@ -162,14 +181,6 @@ LogicalResult ProgramEmitter::check() {
         input = buffer;
       else if (buffer.getKind() == snac::BufferKind::output)
         output = buffer;
-      else if (receive) {
-        buffer.emitError() << "the device API gives a program one receive "
-                              "buffer; '"
-                           << receive.getSymName() << "' is the first";
-        return WalkResult::interrupt();
-      } else {
-        receive = buffer;
-      }
       return WalkResult::advance();
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -235,15 +246,21 @@ void ProgramEmitter::emitEpoch(snac::EpochOp op, int indent) {
   line(indent) << "const Epoch e = g.epoch();\n";
 }
 
+/// A put from the output is a forward (two-shot); snac.put's verifier made
+/// sure it follows the reduce_take of that partition, so every thread reads
+/// back its own stores (program.cuh, put).
 void ProgramEmitter::emitPut(snac::PutOp op, int indent) {
   std::string dst = op.getTarget() ? value(op.getTarget()) : "kAllRanks";
-  line(indent) << "g.put(/*op=*/" << nextOp++ << ", " << value(op.getEpoch())
-               << ", " << partition(input, op.getPart()) << ", "
-               << count(input, op.getPart()) << ", " << dst << ");\n";
+  snac::ProgramBufferOp src = program.lookupBuffer(op.getSrcAttr());
+  line(indent) << "g.put(/*op=*/" << nextOp++ << ", "
+               << epoch(op.getEpoch(), op.getDstAttr()) << ", "
+               << partition(src, op.getPart()) << ", "
+               << count(src, op.getPart()) << ", " << dst << ");\n";
 }
 
 void ProgramEmitter::emitTake(snac::TakeOp op, int indent) {
-  line(indent) << "g.take(/*op=*/" << nextOp++ << ", " << value(op.getEpoch())
+  line(indent) << "g.take(/*op=*/" << nextOp++ << ", "
+               << epoch(op.getEpoch(), op.getSrcAttr())
                << ", /*src=*/" << value(op.getSource()) << ", "
                << partition(output, op.getPart()) << ", "
                << count(output, op.getPart()) << ");\n";
@@ -252,8 +269,8 @@ void ProgramEmitter::emitTake(snac::TakeOp op, int indent) {
 void ProgramEmitter::emitReduceTake(snac::ReduceTakeOp op, int indent) {
   line(indent) << "g.reduce_take<Reduction::"
                << snac::stringifyReduction(op.getOp()) << ">(/*op=*/"
-               << nextOp++ << ", " << value(op.getEpoch()) << ", "
-               << partition(output, op.getPart()) << ", "
+               << nextOp++ << ", " << epoch(op.getEpoch(), op.getSrcAttr())
+               << ", " << partition(output, op.getPart()) << ", "
                << count(output, op.getPart()) << ");\n";
 }
 
@@ -298,11 +315,16 @@ void ProgramEmitter::emitKernel(const std::string &name,
   os << formatv("  Program<{0}, {1}, Encoding::{2}, /*Slots=*/{3}, "
                 "/*RegionBytes=*/{4},\n",
                 elem.cudaType, n, snac::stringifyEncoding(policy.getEncoding()),
-                policy.getSlots(), regionBytes(policy));
-  os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}> g(p, rx, "
+                policy.getSlots(), regionBytes(program, n));
+  // Output partition k sized by this rank's row (two-shot) is the only
+  // geometry whose offsets differ from the device API's default.
+  bool outputByRow =
+      !output.isPacked() && output.getSizes() == snac::SizeSide::row;
+  os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}{2}> g(p, rx, "
                 "sizes);\n",
                 program.isInputPacked() ? "true" : "false",
-                policy.getGrain() / unitBytes(policy.getEncoding()));
+                policy.getGrain() / unitBytes(policy.getEncoding()),
+                outputByRow ? ", /*OutputByRow=*/true" : "");
   emitBlock(program.getBody().front(), 1);
   os << "  g.finish(e);\n}\n\n";
 }
@@ -373,7 +395,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
       p.bandLo = policy.getBandLo();
       p.bandHi = policy.getBandHi();
       p.slots = policy.getSlots();
-      p.regionBytes = regionBytes(policy);
+      p.regionBytes = regionBytes(program, n);
       p.inputPacked = program.isInputPacked();
       info.program = p;
       kernels->push_back(std::move(info));

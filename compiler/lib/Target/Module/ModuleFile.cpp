@@ -147,7 +147,10 @@ void module::write(ModuleOp module, llvm::StringRef specName,
             {"band", {p.bandLo, p.bandHi}},
             {"slots", p.slots},
             {"region_bytes", p.regionBytes},
-            {"rx_bytes", collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
+            {"rx_bytes",
+             collcRxBuffers(p.variant == "two_shot" ? COLLC_VARIANT_TWO_SHOT
+                                                    : COLLC_VARIANT_ONE_SHOT) *
+                 collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
             {"rx_fill", collcRxFillByte(enc)},
             {"counter_words", k.grid},
             {"input_packed", p.inputPacked}};

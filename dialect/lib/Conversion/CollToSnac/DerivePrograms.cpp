@@ -1,8 +1,10 @@
-//===- DerivePrograms.cpp - coll -> snac: one-shot programs ----*- C++ -*-===//
+//===- DerivePrograms.cpp - coll -> snac: one- and two-shot programs -*- C++ -*-===//
 //
 // Derives the one-shot push program (SNAC v2, the latency regime) of every
 // collective that is one unrooted transform, or that the layout algebra
-// reduces to one. Keyed on layouts, consume op and root; never on a name.
+// reduces to one, and, for ReduceScatter then AllGather, the two-shot
+// program that serves the band above it. Keyed on layouts, consume op and
+// root; never on a name.
 //
 // Shape of a one-shot program (one kernel, every rank):
 //
@@ -45,6 +47,9 @@ struct OneShot {
   ConsumeOp consume;
   std::optional<Reduction> reduction;
   Layout input, output;
+  /// ReduceScatter then AllGather with fixed partition sizes: the two-shot
+  /// program serves it too (above the one-shot band).
+  bool twoShot = false;
 };
 
 } // namespace
@@ -71,9 +76,14 @@ static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
       fixedLayout(f.getOutput()) == Layout::packed &&
       g.getConsume() == ConsumeOp::copy &&
       fixedLayout(g.getInput()) == Layout::packed &&
-      fixedLayout(g.getOutput()) == Layout::scattered)
+      fixedLayout(g.getOutput()) == Layout::scattered) {
+    // Two-shot keeps the partitions: each rank reduces its own, then
+    // forwards it. A `_v` partition can be the whole input, so its regions
+    // would be as large as one-shot's with twice the hops: not derived.
+    bool twoShot = !isVariable(f.getInput()) && !isVariable(g.getOutput());
     return OneShot{ConsumeOp::reduce, f.getReduction(), Layout::packed,
-                   Layout::packed};
+                   Layout::packed, twoShot};
+  }
   return std::nullopt;
 }
 
@@ -122,6 +132,9 @@ struct CollDeriveProgramsPass
   }
 
   void derive(CollectiveOp collective);
+  void deriveTwoShot(CollectiveOp collective, const OneShot &shot,
+                     Operation *after, int64_t lo, int64_t hi,
+                     StringRef proto, int64_t ctas);
 };
 
 } // namespace
@@ -144,6 +157,21 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   int64_t ctas = 0;
   if (auto v = dyn_cast_or_null<IntegerAttr>(collective.lookupPolicy("ctas")))
     ctas = v.getInt();
+  // Two-shot serves the inputs above the one-shot band, up to its own top.
+  int64_t twoHi = shot->twoShot ? int64_t(twoShotMaxBytes) : 0;
+  if (auto v = dyn_cast_or_null<IntegerAttr>(
+          collective.lookupPolicy("two_shot_max_bytes"));
+      v && shot->twoShot) {
+    twoHi = v.getInt();
+    if (twoHi > 0 && twoHi <= hi) {
+      collective.emitError()
+          << "two_shot_max_bytes = " << twoHi
+          << " does not exceed one_hop_max_bytes = " << hi
+          << ": the two-shot band [one_hop_max_bytes + 1, "
+             "two_shot_max_bytes] would be empty (0: no two-shot program)";
+      return signalPassFailure();
+    }
+  }
 
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
@@ -228,4 +256,92 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
       snac::TakeOp::create(b, loc, rx, epoch, p, output, p);
     });
   }
+  if (shot->twoShot && twoHi > hi)
+    deriveTwoShot(collective, *shot, program, hi + 1, twoHi, proto, ctas);
+}
+
+/// The two-shot program of a ReduceScatter-then-AllGather collective:
+///
+///   %e = snac.epoch
+///   put          input partition k to rank k (`rx`), every k
+///   reduce_take  every source's partition of this rank, in rank order,
+///                into output partition `rank` (the one-shot bits: FP32
+///                accumulation, rounded once)
+///   put          that output partition to every other rank (`fwd`): a
+///                forward, legal right after the reduce_take of the same
+///                partition (snac.put's verifier says why)
+///   take         rank q's forwarded partition into output partition q
+///
+/// Peers are visited from rank + 1 on, so that no rank is everyone's first
+/// target. Each phase has its own receive buffer; every (source, consumer)
+/// pair exchanges one region of each every call (an empty partition still
+/// publishes its padding unit), so two slots are enough for both.
+void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
+                                           const OneShot &shot,
+                                           Operation *after, int64_t lo,
+                                           int64_t hi, StringRef proto,
+                                           int64_t ctas) {
+  MLIRContext *ctx = &getContext();
+  Location loc = collective.getLoc();
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(after);
+  auto policy = snac::PolicyAttr::get(
+      ctx, *encodingOf(proto, hi, ll16MaxBytes), slots, lo, hi, ctas,
+      /*threads=*/0, /*grain=*/0, /*pdl=*/true);
+  auto program = snac::ProgramOp::create(
+      b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
+      snac::VariantAttr::get(ctx, snac::Variant::two_shot), policy);
+  Block &body = program.getBody().emplaceBlock();
+  Value rank = body.addArgument(b.getIndexType(), loc);
+  Value n = body.addArgument(b.getIndexType(), loc);
+  b.setInsertionPointToStart(&body);
+
+  auto buffer = [&](StringRef name, snac::BufferKind kind,
+                    snac::SizeSide sizes) {
+    snac::ProgramBufferOp::create(b, loc, b.getStringAttr(name),
+                                  snac::BufferKindAttr::get(ctx, kind),
+                                  snac::LayoutAttr::get(ctx, snac::Layout::scattered),
+                                  snac::SizeSideAttr::get(ctx, sizes));
+  };
+  // A reduction's partitions have one size on every rank, so output
+  // partition q is sized by this rank's row like the input's; the region
+  // from source p holds p's share of this rank's partition (column), the
+  // forwarded one p's reduced partition (row).
+  buffer("input", snac::BufferKind::input, snac::SizeSide::row);
+  buffer("output", snac::BufferKind::output, snac::SizeSide::row);
+  buffer("rx", snac::BufferKind::receive, snac::SizeSide::column);
+  buffer("fwd", snac::BufferKind::receive, snac::SizeSide::row);
+  auto input = FlatSymbolRefAttr::get(ctx, "input");
+  auto output = FlatSymbolRefAttr::get(ctx, "output");
+  auto rx = FlatSymbolRefAttr::get(ctx, "rx");
+  auto fwd = FlatSymbolRefAttr::get(ctx, "fwd");
+
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value epoch = snac::EpochOp::create(b, loc, b.getI64Type());
+  auto loop = [&](Value from, function_ref<void(Value)> bodyFn) {
+    auto op = scf::ForOp::create(b, loc, from, n, one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(op.getBody());
+    bodyFn(op.getInductionVar());
+  };
+  // The i-th peer after this rank: (rank + i) mod n, i in [1, n).
+  auto peer = [&](Value i) {
+    Value sum = arith::AddIOp::create(b, loc, rank, i);
+    return arith::RemUIOp::create(b, loc, sum, n).getResult();
+  };
+
+  loop(zero, [&](Value k) {
+    snac::PutOp::create(b, loc, input, k, rx, epoch, k);
+  });
+  snac::ReduceTakeOp::create(
+      b, loc, snac::ReductionAttr::get(ctx, toSnac(*shot.reduction)), rx,
+      epoch, output, rank);
+  loop(one, [&](Value i) {
+    snac::PutOp::create(b, loc, output, rank, fwd, epoch, peer(i));
+  });
+  loop(one, [&](Value i) {
+    Value q = peer(i);
+    snac::TakeOp::create(b, loc, fwd, epoch, q, output, q);
+  });
 }

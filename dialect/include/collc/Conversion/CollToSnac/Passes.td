@@ -52,6 +52,12 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
       scattered partitions are contiguous in rank order, and so are the
       gathered ones, so it gets that transform's program.
 
+    `reduce(scattered -> packed) then copy(packed -> scattered)` with fixed
+    sizes also gets a `two_shot` program for the band above: input
+    partition k pushed to rank k, reduced there in rank order, forwarded to
+    every other rank through a second receive buffer (`two_shot_max_bytes`
+    in the spec, else the option, is its band's top).
+
     Rooted transforms (scatter, gather, broadcast, reduce) and the other
     compositions get no program: their reuse of a receive slot is not
     proven by a symmetric exchange.
@@ -68,6 +74,11 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            /*default=*/"65536",
            "default band hi: the largest input, in bytes, of a one-shot "
            "program (0: none)">,
+    Option<"twoShotMaxBytes", "two-shot-max-bytes", "int64_t",
+           /*default=*/"1048576",
+           "default top of the two-shot band [one-hop-max-bytes + 1, this] "
+           "of a ReduceScatter-then-AllGather collective (0 or at most "
+           "one-hop-max-bytes: none)">,
     Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",

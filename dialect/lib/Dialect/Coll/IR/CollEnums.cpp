@@ -175,6 +175,9 @@ static const PolicyKey kPolicyKeys[] = {
     // The `hi` of the one-shot programs' band (0: no program).
     {"one_hop_max_bytes", PolicyKind::Integer, 0, int64_t(1) << 30, nullptr,
      "largest input, in bytes, of a one-shot program"},
+    // The `hi` of the two-shot AllReduce band (0: no two-shot program).
+    {"two_shot_max_bytes", PolicyKind::Integer, 0, int64_t(1) << 30, nullptr,
+     "largest input, in bytes, of a two-shot program"},
     {"pipeline_stages", PolicyKind::NotImplemented, 0, 0, nullptr,
      "the device code picks its pipeline depth from shared memory"},
     {"ll_max_bytes", PolicyKind::NotImplemented, 0, 0, nullptr,

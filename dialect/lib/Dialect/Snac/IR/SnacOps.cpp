@@ -200,6 +200,16 @@ ProgramBufferOp ProgramOp::getBufferOfKind(BufferKind kind) {
   return {};
 }
 
+int ProgramOp::getReceiveIndex(ProgramBufferOp buffer) {
+  int index = 0;
+  for (auto b : getBody().front().getOps<ProgramBufferOp>()) {
+    if (b == buffer)
+      return index;
+    index += b.getKind() == BufferKind::receive;
+  }
+  return -1;
+}
+
 bool ProgramOp::isInputPacked() {
   ProgramBufferOp input = getBufferOfKind(BufferKind::input);
   return input && input.isPacked();
@@ -258,7 +268,60 @@ LogicalResult ProgramOp::verifyRegions() {
     }
     return WalkResult::advance();
   });
-  return failure(result.wasInterrupted());
+  if (result.wasInterrupted())
+    return failure();
+  return verifyPhases();
+}
+
+/// What each receive buffer is written from: the input (a push) or the
+/// output (a forward of a reduced partition).
+LogicalResult ProgramOp::verifyPhases() {
+  llvm::DenseMap<Operation *, bool> fromOutput;
+  bool forwards = false;
+  WalkResult result = getBody().walk([&](PutOp put) {
+    ProgramBufferOp src = lookupBuffer(put.getSrcAttr());
+    Operation *rx = lookupBuffer(put.getDstAttr());
+    if (!src || !rx)
+      return WalkResult::advance(); // The put's verifier said why.
+    bool forward = src.getKind() == BufferKind::output;
+    forwards |= forward;
+    auto [it, fresh] = fromOutput.try_emplace(rx, forward);
+    if (!fresh && it->second != forward) {
+      put.emitOpError() << "writes '" << put.getDst()
+                        << "' from the output, which other puts fill from "
+                           "the input; each phase of a two-shot program "
+                           "has its own receive buffer";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  int receives = 0;
+  for (auto buffer : getBody().front().getOps<ProgramBufferOp>())
+    receives += buffer.getKind() == BufferKind::receive;
+  if (getVariant() == Variant::one_shot) {
+    // One hop: nothing is forwarded, so one receive buffer.
+    if (forwards)
+      return emitOpError() << "is one_shot but forwards a partition of its "
+                              "output (a snac.put from the output): that is "
+                              "a two_shot program";
+    if (receives != 1)
+      return emitOpError() << "is one_shot and needs one receive buffer, got "
+                           << receives;
+    return success();
+  }
+  // Two-shot: the reduce-scatter phase's buffer and the all-gather phase's.
+  if (receives != 2)
+    return emitOpError() << "is two_shot and needs two receive buffers (the "
+                            "pushed input's and the forwarded partitions'), "
+                            "got "
+                         << receives;
+  if (!forwards)
+    return emitOpError() << "is two_shot but forwards nothing: it needs a "
+                            "snac.put from the output of the partition it "
+                            "reduced";
+  return success();
 }
 
 LogicalResult ProgramBufferOp::verify() {
@@ -268,12 +331,13 @@ LogicalResult ProgramBufferOp::verify() {
     return emitOpError() << "has kind '" << stringifyBufferKind(getKind())
                          << "'; a program buffer is input, output or receive";
   case BufferKind::receive:
-    if ((getLayout() != Layout::scattered &&
-         getLayout() != Layout::scattered_v) ||
-        getSizes() != SizeSide::column)
+    // Indexed by source; a region holds what the source contributes to
+    // this rank's partition (column), or, for a forwarded partition, the
+    // source's own partition of this rank's output (row).
+    if (getLayout() != Layout::scattered && getLayout() != Layout::scattered_v)
       return emitOpError() << "is a receive buffer, indexed by source: its "
-                              "geometry is 'scattered sizes column' (or "
-                              "scattered_v)";
+                              "geometry is 'scattered sizes column' or "
+                              "'scattered sizes row' (or scattered_v)";
     return success();
   case BufferKind::input:
     if (getSizes() != SizeSide::row)
@@ -329,13 +393,49 @@ LogicalResult PutOp::verify() {
   FailureOr<ProgramBufferOp> dst = lookupProgramBuffer(*this, getDstAttr());
   if (failed(src) || failed(dst))
     return failure();
-  if (src->getKind() != BufferKind::input)
+  if (src->getKind() == BufferKind::output) {
+    if (failed(verifyForward()))
+      return failure();
+  } else if (src->getKind() != BufferKind::input) {
     return emitOpError() << "pushes from '" << getSrc()
-                         << "', which is not the program's input";
+                         << "', which is neither the program's input nor "
+                            "its output";
+  }
   if (dst->getKind() != BufferKind::receive)
     return emitOpError() << "pushes into '" << getDst()
                          << "', which is not a receive buffer";
   return verifyEpoch(*this, getEpoch());
+}
+
+/// A forward reads output elements with no wait and no barrier: correct only
+/// because the snac.reduce_take just before it wrote that very partition,
+/// with the same count, and the device API maps a unit of both ops to the
+/// same thread (grid-stride for LL16 and sentinel, the same warp segment
+/// and lane for flag), so every thread reads back its own stores.
+LogicalResult PutOp::verifyForward() {
+  auto program = (*this)->getParentOfType<ProgramOp>();
+  Block &body = program.getBody().front();
+  Operation *anchor = body.findAncestorOpInBlock(*getOperation());
+  // The last op of the body before this put that writes the output.
+  Operation *writer = nullptr;
+  for (Operation &op : body) {
+    if (&op == anchor)
+      break;
+    bool writes = false;
+    op.walk([&](Operation *inner) {
+      writes |= isa<TakeOp, ReduceTakeOp>(inner);
+    });
+    if (writes)
+      writer = &op;
+  }
+  auto reduce = dyn_cast_or_null<ReduceTakeOp>(writer);
+  if (!reduce || reduce.getDst() != getSrc() || reduce.getPart() != getPart())
+    return emitOpError()
+           << "forwards a partition of the output '" << getSrc()
+           << "' that the last op writing the output before it did not "
+              "reduce: a forward must follow the snac.reduce_take of that "
+              "partition (each thread then reads back what it just wrote)";
+  return success();
 }
 
 LogicalResult TakeOp::verify() {

@@ -64,12 +64,16 @@ struct SnacAssignWorkPass
       PolicyAttr p = program.getPolicy();
       int64_t grain = p.getGrain() ? p.getGrain() : grainOf(p.getEncoding());
       int64_t thr = p.getThreads() ? p.getThreads() : int64_t(threads);
-      // One step of every thread covers the largest input of the band.
+      // One step of every thread covers the most an op moves: the largest
+      // input of the band, or for two-shot (whose ops move one partition)
+      // the largest partition, half the input at two ranks.
+      int64_t most = p.getBandHi();
+      if (program.getVariant() == Variant::two_shot)
+        most = llvm::divideCeil(most, 2);
       int64_t ctas = p.getCtas();
       if (!ctas)
-        ctas = std::clamp<int64_t>(
-            llvm::divideCeil(p.getBandHi(), thr * grain),
-            std::min<int64_t>(2, maxCtas), maxCtas);
+        ctas = std::clamp<int64_t>(llvm::divideCeil(most, thr * grain),
+                                   std::min<int64_t>(2, maxCtas), maxCtas);
       program.setPolicyAttr(PolicyAttr::get(
           &getContext(), p.getEncoding(), p.getSlots(), p.getBandLo(),
           p.getBandHi(), ctas, thr, grain, p.getPdl() && anyPdl));

@@ -243,6 +243,54 @@ COLLC_ABI_FN unsigned long long collcRxRegionBytes(int encoding,
   return data;
 }
 
+/// Program variants (the manifest's `program.variant`): one-shot pushes a
+/// rank's whole input to every consumer; two-shot pushes partition k to
+/// rank k, which reduces it and forwards the result to every rank.
+#define COLLC_VARIANT_ONE_SHOT 0
+#define COLLC_VARIANT_TWO_SHOT 1
+
+/// Receive buffers of a program: two-shot has one per phase (the pushed
+/// partitions, then the forwarded ones), each `slots` x `worldSize`
+/// regions, the second right after the first in one allocation (its slots
+/// numbered from `slots` on: collcRxOffset(buffer * slots + slot, ...)).
+COLLC_ABI_FN int collcRxBuffers(int variant) {
+  return variant == COLLC_VARIANT_TWO_SHOT ? 2 : 1;
+}
+
+/// Payload bytes a region must hold for inputs up to `bandHi` bytes: a
+/// one-shot region holds a source's whole input; a two-shot region one
+/// partition of an input of fixed partition sizes, at most an even split
+/// of the input in 16-byte units (the runtime's split of an AllReduce
+/// count; equal partitions are smaller still).
+COLLC_ABI_FN unsigned long long collcRxPayloadBytes(int variant,
+                                                    unsigned long long bandHi,
+                                                    int worldSize) {
+  if (variant != COLLC_VARIANT_TWO_SHOT || worldSize < 1)
+    return bandHi;
+  const unsigned long long units = (bandHi + 15ull) / 16ull;
+  return (units + (unsigned long long)worldSize - 1ull) /
+         (unsigned long long)worldSize * 16ull;
+}
+
+/// Elements of partition k when a whole buffer of `count` elements is split
+/// over `worldSize` partitions (a typed AllReduce's count): whole 16-byte
+/// units, the first `units mod worldSize` partitions one unit more, the
+/// last partition holding the remainder that is not a whole unit.
+COLLC_ABI_FN long long collcEvenSplitAt(unsigned long long count,
+                                        int worldSize, int elemBytes, int k) {
+  const unsigned long long unit =
+      elemBytes >= 16 ? 1ull : 16ull / (unsigned long long)elemBytes;
+  const unsigned long long units = (count + unit - 1ull) / unit;
+  const unsigned long long n = (unsigned long long)worldSize;
+  const unsigned long long i = (unsigned long long)k;
+  const unsigned long long extra = units % n;
+  const unsigned long long start =
+      (i * (units / n) + (i < extra ? i : extra)) * unit;
+  const unsigned long long end = start + (units / n + (i < extra)) * unit;
+  return (long long)((end < count ? end : count) -
+                     (start < count ? start : count));
+}
+
 /// Byte offset of the region of (slot, source) in a rank's receive buffer:
 /// slots outermost, so one call's regions are contiguous.
 COLLC_ABI_FN unsigned long long collcRxOffset(int slot, int source,

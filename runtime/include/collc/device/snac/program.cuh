@@ -89,9 +89,15 @@ template <int N> struct Sizes {
   long long v[2 * N];
 };
 
-/// The call number of this CTA's current call (1 for the first call).
+/// The call number of this CTA's current call (1 for the first call), and
+/// which of the program's receive buffers an op addresses (two-shot's second
+/// one, the forwarded partitions, has the slots after the first's: abi.h,
+/// collcRxBuffers).
 struct Epoch {
   u64 value;
+  int buffer = 0;
+  /// The same call on receive buffer `b`.
+  COLLC_DEVICE_INLINE Epoch in(int b) const { return Epoch{value, b}; }
 };
 
 namespace detail {
@@ -200,10 +206,13 @@ COLLC_DEVICE_INLINE dev::ll::Packet ll_load(const dev::ll::Packet *p) {
 /// Enc the readiness encoding, Slots the receive-buffer slots, RegionBytes one
 /// (slot, source) region (collcRxRegionBytes), InputPacked whether the input
 /// has one partition (its sizes read as collcSizeAt does), Grain the units a
-/// thread issues per step. The constructor does address arithmetic only (no
-/// load), so it belongs before wait_previous().
+/// thread issues per step, OutputByRow whether output partition k holds
+/// count(rank, k) elements (two-shot's: a reduction's partitions, one size on
+/// every rank) rather than count(k, rank). The constructor does address
+/// arithmetic only (no load), so it belongs before wait_previous().
 template <typename E, int N, Encoding Enc, int Slots,
-          unsigned long long RegionBytes, bool InputPacked, int Grain = 1>
+          unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
+          bool OutputByRow = false>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
   static_assert(RegionBytes % 16 == 0, "regions are 16-byte aligned");
@@ -274,15 +283,27 @@ public:
   COLLC_DEVICE_INLINE E *output(int k) const {
     long long at = 0;
     for (int i = 0; i < k; ++i)
-      at += count(i, InputPacked ? 0 : p_.rank);
+      at += OutputByRow ? count(p_.rank, i) : count(i, InputPacked ? 0 : p_.rank);
     return static_cast<E *>(p_.output) + at;
   }
 
   /// Writes `count` elements of `src` into rank `dst`'s region (slot(e),
   /// source = this rank); kAllRanks writes every rank's, self included.
+  /// `src` may be output this thread just reduced (a two-shot forward): the
+  /// unit-to-thread mapping of put and reduce_take is the same for one
+  /// count (grid-stride units; flag: the same warp segment and lanes), so
+  /// each thread reads back its own stores. Nothing is published after this
+  /// thread failed (its reduction may be incomplete): peers then time out.
   COLLC_DEVICE_INLINE void put(int op, Epoch e, const E *src, long long count,
                                int dst) {
     (void)op;
+    if constexpr (Enc == Encoding::flag) {
+      // The warp publishes one ready word together: all its lanes skip.
+      if (__any_sync(0xffffffffu, failed_))
+        return;
+    } else if (failed_) {
+      return;
+    }
     const unsigned long long off =
         collcRxOffset(slot(e), p_.rank, N, RegionBytes);
     if constexpr (Enc == Encoding::ll16) {
@@ -547,7 +568,7 @@ public:
 
 private:
   COLLC_DEVICE_INLINE int slot(Epoch e) const {
-    return static_cast<int>(e.value % static_cast<u64>(Slots));
+    return e.buffer * Slots + static_cast<int>(e.value % static_cast<u64>(Slots));
   }
 
   /// The LL16 sequence number of a call: the epoch's low 32 bits, never 0 (the

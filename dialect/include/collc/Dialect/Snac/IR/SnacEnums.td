@@ -105,8 +105,12 @@ def Snac_SizeSide : I32EnumAttr<"SizeSide", "size vector side", [
 // The shape of a program. `one_shot`: every rank pushes its input to every
 // consumer, every consumer takes (or reduces) what it received (the latency
 // regime).
+// one_shot: every rank pushes its input to every consumer, which reduces or
+// copies all of it; two_shot: each rank reduces one partition (reduce-
+// scatter), then forwards it to every rank (all-gather), each phase through
+// its own receive buffer.
 def Snac_Variant : I32EnumAttr<"Variant", "program variant", [
-    I32EnumAttrCase<"one_shot", 0>]> {
+    I32EnumAttrCase<"one_shot", 0>, I32EnumAttrCase<"two_shot", 1>]> {
   let cppNamespace = "::collc::snac";
   let genSpecializedAttr = 0;
 }

@@ -358,8 +358,14 @@ def Snac_ProgramOp : Snac_Op<"program", [
     bool isInputPacked();
     /// The buffer of this program named `name`, or null.
     ProgramBufferOp lookupBuffer(::mlir::FlatSymbolRefAttr name);
-    /// The program's (only) buffer of kind `kind`, or null.
+    /// The program's first buffer of kind `kind`, or null.
     ProgramBufferOp getBufferOfKind(BufferKind kind);
+    /// Position of receive buffer `buffer` among the program's receive
+    /// buffers (their order in the body): its regions follow those of the
+    /// buffers before it in the program's receive allocation.
+    int getReceiveIndex(ProgramBufferOp buffer);
+    /// The variant's rules: which receive buffers the puts fill, forwards.
+    ::mlir::LogicalResult verifyPhases();
   }];
 }
 
@@ -453,6 +459,9 @@ def Snac_PutOp : Snac_Op<"put"> {
     attr-dict
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::LogicalResult verifyForward();
+  }];
 }
 
 def Snac_TakeOp : Snac_Op<"take"> {
