@@ -377,7 +377,7 @@ TEST(TwoShotTest, ProgramsOfTwoVariantsSplitTheSizes) {
   expectRefused({bad.text()}, {"region_bytes is 4096", "needs 526336"});
   bad = two;
   bad.variant = "three_shot";
-  expectRefused({bad.text()}, {"unknown variant 'three_shot'"});
+  expectRefused({bad.text()}, {"unknown variant \"three_shot\""});
   // Overlapping variants: the later one would be unreachable.
   bad = two;
   bad.lo = 65536;
