@@ -26,6 +26,16 @@
 // word, or the ready word), and the consumer waits for it. epoch = call
 // number (the CTA's counter + 1), slot = epoch mod slots.
 //
+// Speculation (ll16, sentinel): a take loads every source's unit of a step
+// without waiting (SpecRead: a snapshot of the unit as it is at that
+// moment, which may be stale: another call's packet, the fill, a re-armed
+// sentinel), then validates all of them in one check (Validate: the
+// encoding's test on the snapshot, never on the live unit), waits only for
+// the units that failed and reloads them (Settle), and only then uses
+// them (Use). The rule is "every accepted read is validated": a snapshot
+// accepted by Validate or Settle must hold this call's data from its
+// source, checked on what was loaded, whatever the output comes to.
+//
 //===----------------------------------------------------------------------===//
 
 #include "collc/Interpreter/Interpreter.h"
@@ -93,10 +103,24 @@ struct Unit {
   bool accepted = true; // the consumer took the last write
   bool armed = true;    // sentinel
   Operation *writeOp = nullptr;
+  /// What the unit held before this write (without its own `prev`): what a
+  /// load not ordered after the write may still return.
+  std::shared_ptr<const Unit> prev;
 };
 
 struct PStep {
-  enum Kind { Put, Word, Take, AwaitWord, Read, Rearm } kind;
+  enum Kind {
+    Put,
+    Word,
+    Take,
+    AwaitWord,
+    Read,
+    Rearm,
+    SpecRead,
+    Validate,
+    Settle,
+    Use
+  } kind;
   Operation *op;
   int peer = -1;     // Put, Word: target rank; others: source rank
   int64_t unit = 0;  // unit (Word, AwaitWord: segment)
@@ -106,11 +130,25 @@ struct PStep {
   int slot = 0;
   int64_t epoch = 0, tag = 0;
   bool canonicalize = true;
+  /// Validate: false under the fault validation-skipped (every snapshot is
+  /// accepted as loaded).
+  bool validate = true;
   /// Reduce: the index of this unit in the agent's accumulator, and whether
   /// this source is the last (then the output is written).
   int64_t accIndex = -1;
   bool last = false;
   sim::RedOp red = sim::RedOp::Sum;
+};
+
+/// A speculative load: what the unit held when it was read.
+struct Snapshot {
+  Unit content;
+  /// Exhaustive mode: the older content the same load could have returned
+  /// (the unit before this call's write), checked too.
+  std::shared_ptr<const Unit> stale;
+  int64_t count = 0;
+  bool validated = false; // accepted by Validate or Settle
+  bool failed = false;    // Validate found it not ready: Settle waits
 };
 
 struct Agent {
@@ -119,6 +157,8 @@ struct Agent {
   size_t pc = 0;
   /// Reduce accumulators: contributions in rank order, per element.
   std::map<int64_t, std::vector<std::vector<uint32_t>>> acc;
+  /// Speculation: the loads of the current step, by (source, unit).
+  std::map<std::pair<int, int64_t>, Snapshot> snaps;
   bool done() const { return !steps || pc >= steps->size(); }
   const PStep &next() const { return (*steps)[pc]; }
 };
@@ -184,7 +224,14 @@ private:
   bool stepAgent(Agent &agent);
   bool stepHost(int rank);
   bool ready(const Unit &u, const PStep &s) const;
-  bool accept(Agent &agent, const PStep &s, Unit &u, const char *what);
+  bool accept(Agent &agent, const PStep &s, Unit &u, const char *what,
+              StringRef speculative = {});
+  bool passes(const Snapshot &snap, const PStep &validate,
+              const PStep &view) const {
+    return !validate.validate || ready(snap.content, view);
+  }
+  bool consume(Agent &agent, const PStep &s, const Unit &u);
+  bool validate(Agent &agent, const PStep &s);
   std::string who(int agent) const;
   std::string where(int owner, int slot, int source, int64_t unit,
                     bool word = false) const;
@@ -260,6 +307,7 @@ private:
   int n, W;
   std::mt19937_64 rng;
   int encoding = kLL16, slots = 2;
+  bool speculate = false;
   int64_t elemBytes = 4, unitElems = 1, bandLo = 0, bandHi = 0;
   bool reduces = false;
   llvm::StringMap<BufferInfo> buffers;
@@ -296,6 +344,8 @@ bool ProgramSimulator::prepare() {
   encoding = o.encoding >= 0 ? o.encoding
                              : static_cast<int>(policy.getEncoding());
   slots = o.stagingSlots >= 1 ? o.stagingSlots : policy.getSlots();
+  speculate = encoding != kFlag &&
+              (o.speculate >= 0 ? o.speculate != 0 : policy.getSpeculate());
   // Test only (snac-test-inject-fault): the slot of the previous call.
   if (program->hasAttr("snac.test_fault"))
     slots = 1;
@@ -614,6 +664,32 @@ bool ProgramSimulator::evalBlock(Block &block,
                  u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
               read(PStep::Read, p, u);
           }
+      } else if (speculate) {
+        // One step: every source's load, one check, the waits for what
+        // failed, then the compute (and the sentinel re-arms).
+        for (int64_t u = worker; u < total; u += W) {
+          size_t first = steps.size();
+          for (int p : sources) {
+            PStep s = base;
+            s.kind = PStep::SpecRead;
+            s.peer = p;
+            s.unit = u;
+            s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
+            steps.push_back(s);
+          }
+          PStep v = base;
+          v.kind = PStep::Validate;
+          v.unit = u;
+          v.validate = faultOf(&op) != "validation-skipped";
+          steps.push_back(v);
+          for (size_t i = first; i < first + sources.size(); ++i) {
+            PStep s = steps[i];
+            s.kind = PStep::Settle;
+            steps.push_back(s);
+          }
+          for (int p : sources)
+            read(PStep::Use, p, u);
+        }
       } else {
         for (int64_t u = worker; u < total; u += W)
           for (int p : sources)
@@ -705,6 +781,14 @@ bool ProgramSimulator::canStepImpl(int id) {
     auto it = words.find({a.rank, s.slot, s.peer, s.unit});
     return it != words.end() && it->second.seq >= s.epoch;
   }
+  case PStep::Settle: {
+    // Only a unit that failed validation is waited for.
+    auto snap = a.snaps.find({s.peer, s.unit});
+    if (snap == a.snaps.end() || !snap->second.failed)
+      return true;
+    auto it = units.find({a.rank, s.slot, s.peer, s.unit});
+    return it != units.end() && ready(it->second, s);
+  }
   default:
     return true;
   }
@@ -721,7 +805,7 @@ bool ProgramSimulator::stepImpl(int id) {
 /// Checks what the consumer accepts: a unit of its own call, written by the
 /// source its region belongs to, carrying as many elements as it expects.
 bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
-                              const char *what) {
+                              const char *what, StringRef speculative) {
   int me = agent.rank * W + agent.worker;
   int call = rankCall[agent.rank];
   auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit); };
@@ -736,13 +820,21 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
                         s.epoch));
   if (u.writer != s.peer || u.writerEpoch != s.epoch)
     return fail(s.op,
-                formatv("call {0}: {1} accepts {2}, which holds data of call "
-                        "{3} written by {4}, not call {0}'s from rank {5}{6}",
-                        call, who(me), here(), u.writerEpoch - 1,
-                        u.writer < 0 ? std::string("nobody")
-                                     : "rank " + std::to_string(u.writer),
+                formatv("call {0}: {1} accepts {2}{3}, which holds {4}, not "
+                        "call {0}'s data from rank {5}{6}",
+                        call, who(me), here(),
+                        speculative.empty() ? "" : " as loaded speculatively",
+                        u.writer < 0
+                            ? std::string("no write yet (the buffer's fill)")
+                            : formatv("data of call {0} written by rank {1}",
+                                      u.writerEpoch - 1, u.writer)
+                                  .str(),
                         s.peer,
-                        encoding == kSentinel
+                        !speculative.empty()
+                            ? (": every accepted read must be validated, " +
+                               speculative)
+                                  .str()
+                        : encoding == kSentinel
                             ? std::string(": a unit not re-armed is taken "
                                           "for new data")
                             : std::string()));
@@ -777,6 +869,11 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                           "it (call {4}'s): the re-arm can erase this data",
                           call, who(me), here(), s.peer, u.writerEpoch - 1));
     const std::vector<uint32_t> &in = inputs[call][agent.rank];
+    if (speculate && o.exhaustive) {
+      auto old = std::make_shared<Unit>(u);
+      old->prev.reset();
+      u.prev = std::move(old);
+    }
     if (s.count == 0) {
       u.elems.assign(1, 0); // padding: a packet, a non-sentinel word
     } else {
@@ -851,42 +948,47 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     }
     if (!accept(agent, s, u, s.kind == PStep::Read ? "reads" : "takes"))
       return false;
-    if (s.count == 0)
-      return true;
-    std::vector<uint32_t> &out = outputs[agent.rank];
-    std::vector<int> &mark = written[agent.rank];
-    if (s.accIndex < 0) {
-      for (int64_t i = 0; i < s.count; ++i) {
-        if (mark[s.to + i] == call)
-          return fail(s.op, formatv("call {0}: {1} writes output element "
-                                    "{2} a second time",
-                                    call, who(me), s.to + i));
-        out[s.to + i] = u.elems[i];
-        mark[s.to + i] = call;
-      }
-      return true;
+    return consume(agent, s, u);
+  }
+  case PStep::SpecRead: {
+    // The load, as it finds the unit (never written: the fill).
+    auto it = units.find({agent.rank, s.slot, s.peer, s.unit});
+    Snapshot &snap = agent.snaps[{s.peer, s.unit}];
+    snap = Snapshot{};
+    if (it != units.end()) {
+      snap.content = it->second;
+      if (o.exhaustive && it->second.writerEpoch == s.epoch)
+        snap.stale = it->second.prev ? it->second.prev
+                                     : std::make_shared<const Unit>();
     }
-    // Reduce: contributions in rank order, combined at the last source.
-    auto &acc = agent.acc[s.accIndex];
-    acc.resize(s.count);
-    for (int64_t i = 0; i < s.count; ++i)
-      acc[i].push_back(u.elems[i]);
-    if (!s.last)
-      return true;
-    for (int64_t i = 0; i < s.count; ++i) {
-      if (static_cast<int>(acc[i].size()) != n)
-        return fail(s.op, formatv("call {0}: {1} reduces {2} contributions "
-                                  "for output element {3}, expected {4}",
-                                  call, who(me), acc[i].size(), s.to + i, n));
-      if (mark[s.to + i] == call)
-        return fail(s.op, formatv("call {0}: {1} writes output element {2} "
-                                  "a second time",
-                                  call, who(me), s.to + i));
-      out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
-      mark[s.to + i] = call;
-    }
-    agent.acc.erase(s.accIndex);
+    snap.count = s.count;
     return true;
+  }
+  case PStep::Validate:
+    return validate(agent, s);
+  case PStep::Settle: {
+    Snapshot &snap = agent.snaps[{s.peer, s.unit}];
+    if (!snap.failed)
+      return true;
+    // The bounded wait of the readiness-first path, then the reload.
+    Unit &u = units[{agent.rank, s.slot, s.peer, s.unit}];
+    if (!accept(agent, s, u, "takes"))
+      return false;
+    snap.content = u;
+    snap.failed = false;
+    snap.validated = true;
+    return true;
+  }
+  case PStep::Use: {
+    auto it = agent.snaps.find({s.peer, s.unit});
+    if (it == agent.snaps.end() || !it->second.validated)
+      return fail(s.op, formatv("call {0}: {1} uses {2} without validating "
+                                "it",
+                                call, who(me),
+                                where(agent.rank, s.slot, s.peer, s.unit)));
+    Unit content = std::move(it->second.content);
+    agent.snaps.erase(it);
+    return consume(agent, s, content);
   }
   case PStep::Rearm: {
     Unit &u = units[{agent.rank, s.slot, s.peer, s.unit}];
@@ -896,6 +998,90 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   }
   }
   llvm_unreachable("unknown step");
+}
+
+/// One check over every load of the step, on what each load found. A
+/// snapshot that passes is accepted (and must then hold this call's data
+/// from its source); one that fails is left to Settle.
+bool ProgramSimulator::validate(Agent &agent, const PStep &s) {
+  for (auto &[key, snap] : agent.snaps) {
+    if (snap.validated || snap.failed)
+      continue;
+    PStep view = s;
+    view.peer = key.first;
+    view.unit = key.second;
+    view.count = snap.count;
+    StringRef why = s.validate ? "and the encoding's check passed this one"
+                               : "and this one was not (validation skipped)";
+    // Exhaustive mode: the search does not reverse a load with the write it
+    // races with, so the older content that load could have returned is
+    // checked here (its other outcome, this call's write, is the one the
+    // wait of Settle returns).
+    if (snap.stale) {
+      Snapshot old = snap;
+      old.content = *snap.stale;
+      if (passes(old, s, view) &&
+          !accept(agent, view, old.content, "takes", why))
+        return false;
+    }
+    if (!passes(snap, s, view)) {
+      snap.failed = true;
+      continue;
+    }
+    if (!accept(agent, view, snap.content, "takes", why))
+      return false;
+    snap.validated = true;
+    // The live unit holds the same write (its producer writes it once a
+    // call, and not again before it is accepted): the slot may be reused.
+    Unit &live = units[{agent.rank, s.slot, key.first, key.second}];
+    if (live.writer == snap.content.writer &&
+        live.writerEpoch == snap.content.writerEpoch)
+      live.accepted = true;
+  }
+  return true;
+}
+
+/// Writes what an accepted unit carries into the output (copy) or the
+/// accumulator (reduce, combined in rank order at the last source).
+bool ProgramSimulator::consume(Agent &agent, const PStep &s, const Unit &u) {
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  if (s.count == 0)
+    return true;
+  std::vector<uint32_t> &out = outputs[agent.rank];
+  std::vector<int> &mark = written[agent.rank];
+  if (s.accIndex < 0) {
+    for (int64_t i = 0; i < s.count; ++i) {
+      if (mark[s.to + i] == call)
+        return fail(s.op, formatv("call {0}: {1} writes output element "
+                                  "{2} a second time",
+                                  call, who(me), s.to + i));
+      out[s.to + i] = u.elems[i];
+      mark[s.to + i] = call;
+    }
+    return true;
+  }
+  // Reduce: contributions in rank order, combined at the last source.
+  auto &acc = agent.acc[s.accIndex];
+  acc.resize(s.count);
+  for (int64_t i = 0; i < s.count; ++i)
+    acc[i].push_back(u.elems[i]);
+  if (!s.last)
+    return true;
+  for (int64_t i = 0; i < s.count; ++i) {
+    if (static_cast<int>(acc[i].size()) != n)
+      return fail(s.op, formatv("call {0}: {1} reduces {2} contributions "
+                                "for output element {3}, expected {4}",
+                                call, who(me), acc[i].size(), s.to + i, n));
+    if (mark[s.to + i] == call)
+      return fail(s.op, formatv("call {0}: {1} writes output element {2} "
+                                "a second time",
+                                call, who(me), s.to + i));
+    out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
+    mark[s.to + i] = call;
+  }
+  agent.acc.erase(s.accIndex);
+  return true;
 }
 
 bool ProgramSimulator::stepHost(int rank) {
@@ -1080,6 +1266,33 @@ std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
   case PStep::Rearm:
     unitTouch(false, a.rank, s.peer, writeInfo(false, a.rank, s.peer));
     break;
+  case PStep::SpecRead:
+    // Not a race the search reverses: Validate checks both contents the
+    // load could return (snapshot `stale`), and either outcome ends in
+    // this call's write, accepted at a step ordered after it (below).
+    break;
+  case PStep::Validate:
+    // Accepting a unit is a wait that found it ready.
+    for (const auto &[key, snap] : a.snaps) {
+      PStep view = s;
+      view.peer = key.first;
+      view.unit = key.second;
+      view.count = snap.count;
+      if (!snap.validated && !snap.failed && passes(snap, s, view))
+        t.push_back({objectId({UnitObj, a.rank, s.slot, key.first,
+                               key.second, 0, 0}),
+                     kWrite, s.epoch});
+    }
+    break;
+  case PStep::Settle: {
+    auto snap = a.snaps.find({s.peer, s.unit});
+    if (snap != a.snaps.end() && snap->second.failed)
+      unitTouch(false, a.rank, s.peer, s.epoch);
+    break;
+  }
+  case PStep::Use:
+    // The agent's own snapshot and outputs only.
+    break;
   }
   return t;
 }
@@ -1103,7 +1316,8 @@ LogicalResult ProgramSimulator::run(SimStats *stats) {
   auto report = [&]() {
     InFlightDiagnostic diag =
         failure->op->emitError()
-        << "simulation of the " << encodingName(encoding)
+        << "simulation of the " << (speculate ? "speculative " : "")
+        << encodingName(encoding)
         << " program of @" << collective.getSymName() << " (" << describe(o)
         << " slots=" << slots << ") failed: " << failure->message;
     for (auto &[op, text] : failure->notes)

@@ -23,6 +23,15 @@ using namespace collc::interp;
 
 namespace {
 
+/// Every (a, b) of two lists, a major.
+SmallVector<std::pair<int, int>> pairs(ArrayRef<int> as, ArrayRef<int> bs) {
+  SmallVector<std::pair<int, int>> all;
+  for (int a : as)
+    for (int b : bs)
+      all.push_back({a, b});
+  return all;
+}
+
 struct SnacSimulatePass
     : public collc::interp::impl::SnacSimulateBase<SnacSimulatePass> {
   using Base::Base;
@@ -69,6 +78,7 @@ struct SnacSimulatePass
   /// one program, once per encoding.
   LogicalResult runProgram(ModuleOp module, snac::ProgramOp program,
                            ArrayRef<int> encodingList,
+                           ArrayRef<int> speculateList,
                            ArrayRef<sim::Shape> shapeList) {
     auto collective =
         module.lookupSymbol<coll::CollectiveOp>(program.getCollective());
@@ -81,11 +91,20 @@ struct SnacSimulatePass
         types.push_back(*e);
     if (types.empty())
       types.push_back(sim::ElemType::F32);
-    for (int encoding : encodingList) {
+    for (auto [encoding, speculate] : pairs(encodingList, speculateList)) {
+      int e = encoding >= 0 ? encoding
+                            : static_cast<int>(program.getEncoding());
+      // Flag never speculates: one run of it, under the first setting.
+      if (e == 0 && speculate != speculateList.front())
+        continue;
+      bool speculative =
+          e != 0 && (speculate >= 0 ? speculate == 1
+                                    : program.getPolicy().getSpeculate());
       SimStats stats;
       unsigned runs = 0;
       auto one = [&](SimOptions o) {
         o.encoding = encoding;
+        o.speculate = speculate;
         o.workers = workers;
         o.specialInputs = inputs == "special" ||
                           (inputs == "mixed" && runs % 2 == 1);
@@ -141,10 +160,8 @@ struct SnacSimulatePass
         }
       if (report) {
         const char *names[] = {"flag", "ll16", "sentinel"};
-        int e = encoding >= 0 ? encoding
-                              : static_cast<int>(program.getEncoding());
         llvm::outs() << llvm::formatv(
-            "{0} program @{1} ({2}): {3} runs ok ({4} calls each; {5} "
+            "{0} program @{1} ({2}{7}): {3} runs ok ({4} calls each; {5} "
             "{6})\n",
             exhaustive ? "exhaustive" : "simulate", collective.getSymName(),
             names[e], runs, calls.getValue(),
@@ -152,7 +169,8 @@ struct SnacSimulatePass
             exhaustive ? llvm::formatv("states, {0} interleavings",
                                        stats.traces)
                              .str()
-                       : std::string("steps"));
+                       : std::string("steps"),
+            speculative ? ", speculative" : "");
       }
     }
     return success();
@@ -204,13 +222,25 @@ struct SnacSimulatePass
     }
     if (encodingList.empty())
       encodingList.push_back(-1);
+    SmallVector<int> speculateList;
+    for (const std::string &v : speculate) {
+      if (v != "on" && v != "off") {
+        module.emitError() << "unknown speculation setting '" << v
+                           << "'; expected on or off";
+        return signalPassFailure();
+      }
+      speculateList.push_back(v == "on");
+    }
+    if (speculateList.empty())
+      speculateList.push_back(-1);
     for (auto program : module.getOps<snac::ProgramOp>()) {
       if (gate) {
         if (failed(verifyProgram(program, report ? &llvm::outs() : nullptr)))
           return signalPassFailure();
         continue;
       }
-      if (failed(runProgram(module, program, encodingList, shapeList)))
+      if (failed(runProgram(module, program, encodingList, speculateList,
+                            shapeList)))
         return signalPassFailure();
     }
 
