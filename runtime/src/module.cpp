@@ -145,6 +145,8 @@ bool parseProgram(Reader &r, const json &k, const std::string &kernel,
   g.rxFill = (int)r.num(*p, "rx_fill", where);
   g.counterWords = (int)r.num(*p, "counter_words", where);
   g.inputPacked = r.flag(*p, "input_packed", where);
+  // Optional (added with format_version 1 kept): absent means false.
+  g.speculate = p->contains("speculate") && r.flag(*p, "speculate", where);
   const json *band = r.field(*p, "band", json::value_t::array, where);
   if (!r.error.empty())
     return false;

@@ -299,10 +299,11 @@ void ProgramEmitter::emitKernel(const std::string &name,
                 "/*RegionBytes=*/{4},\n",
                 elem.cudaType, n, snac::stringifyEncoding(policy.getEncoding()),
                 policy.getSlots(), regionBytes(policy));
-  os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}> g(p, rx, "
-                "sizes);\n",
+  os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}, "
+                "/*Speculate=*/{2}> g(p, rx, sizes);\n",
                 program.isInputPacked() ? "true" : "false",
-                policy.getGrain() / unitBytes(policy.getEncoding()));
+                policy.getGrain() / unitBytes(policy.getEncoding()),
+                policy.getSpeculate() ? "true" : "false");
   emitBlock(program.getBody().front(), 1);
   os << "  g.finish(e);\n}\n\n";
 }
@@ -384,6 +385,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
       p.slots = policy.getSlots();
       p.regionBytes = regionBytes(policy);
       p.inputPacked = program.isInputPacked();
+      p.speculate = policy.getSpeculate();
       info.program = p;
       kernels->push_back(std::move(info));
     }

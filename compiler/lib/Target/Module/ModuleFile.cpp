@@ -156,7 +156,8 @@ void module::write(ModuleOp module, llvm::StringRef specName,
             {"rx_bytes", collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
             {"rx_fill", collcRxFillByte(enc)},
             {"counter_words", k.grid},
-            {"input_packed", p.inputPacked}};
+            {"input_packed", p.inputPacked},
+            {"speculate", p.speculate}};
         addResources(j, image, k);
         kernels.push_back(j);
         continue;
@@ -295,6 +296,15 @@ static std::string checkProgram(const json &k, const std::string &kernel) {
   if (p["counter_words"] != k["grid"])
     return where + ": counter_words is " + p["counter_words"].dump() +
            ", expected the grid (" + k["grid"].dump() + ")";
+  // Optional (false when absent); a flag validates no load made before it.
+  if (p.contains("speculate")) {
+    if (!p["speculate"].is_boolean())
+      return where + ": speculate is " + p["speculate"].dump() +
+             ", expected true or false";
+    if (p["speculate"].get<bool>() && enc == COLLC_ENCODING_FLAG)
+      return where + ": speculate is true with encoding \"flag\", which "
+                     "validates no payload loaded before it";
+  }
   return "";
 }
 
