@@ -170,12 +170,6 @@ struct BufferInfo {
   mutable snac::ProgramBufferOp op;
 };
 
-struct Failure {
-  Operation *op = nullptr;
-  std::string message;
-  std::vector<std::pair<Operation *, std::string>> notes;
-};
-
 enum ObjectKind { UnitObj, WordObj, UserObj, LaunchObj };
 
 class ProgramSimulator : public PorSearch {
@@ -214,6 +208,15 @@ private:
                  std::vector<PStep> &steps, int rank, int worker, int call);
   bool bufferOf(Operation *op, FlatSymbolRefAttr ref, snac::BufferKind kind,
                 const BufferInfo *&info);
+  bool ranksOf(Operation *op, Value v, const char *verb, int call, int rank,
+               const llvm::DenseMap<Value, int64_t> &env,
+               SmallVector<int> &out);
+  /// Flag warp segments of `dataUnits` units (one, the ready word alone,
+  /// for padding).
+  static int64_t segmentsOf(int64_t dataUnits) {
+    return std::max<int64_t>(1, (dataUnits + kSegmentUnits - 1) /
+                                    kSegmentUnits);
+  }
   int64_t unitsFor(int64_t count) const {
     return count == 0 ? 1 : (count + unitElems - 1) / unitElems;
   }
@@ -536,17 +539,8 @@ bool ProgramSimulator::evalBlock(Block &block,
                                  "(the band's hi)",
                                  call, rank, count * elemBytes, bandHi));
       SmallVector<int> targets;
-      if (Value t = put.getTarget()) {
-        int64_t target = get(t);
-        if (target < 0 || target >= n)
-          return fail(&op, formatv("call {0}: rank {1} puts to rank {2}, "
-                                   "out of range (world size {3})",
-                                   call, rank, target, n));
-        targets.push_back(target);
-      } else {
-        for (int t = 0; t < n; ++t)
-          targets.push_back(t);
-      }
+      if (!ranksOf(&op, put.getTarget(), "puts to", call, rank, env, targets))
+        return false;
       StringRef fault = faultOf(&op);
       if (fault == "padding-dropped" && count == 0)
         continue;
@@ -568,8 +562,7 @@ bool ProgramSimulator::evalBlock(Block &block,
       };
       if (encoding == kFlag) {
         int64_t dataUnits = count == 0 ? 0 : total;
-        int64_t segments = std::max<int64_t>(
-            1, (dataUnits + kSegmentUnits - 1) / kSegmentUnits);
+        int64_t segments = segmentsOf(dataUnits);
         for (int64_t sg = worker; sg < segments; sg += W)
           for (int t : targets) {
             for (int64_t u = sg * kSegmentUnits;
@@ -601,17 +594,9 @@ bool ProgramSimulator::evalBlock(Block &block,
                                  "{2} of the output, which has {3}",
                                  call, rank, part, partsOf(*dst)));
       SmallVector<int> sources;
-      if (take) {
-        int64_t p = get(take.getSource());
-        if (p < 0 || p >= n)
-          return fail(&op, formatv("call {0}: rank {1} takes from rank {2}, "
-                                   "out of range (world size {3})",
-                                   call, rank, p, n));
-        sources.push_back(p);
-      } else {
-        for (int p = 0; p < n; ++p)
-          sources.push_back(p);
-      }
+      if (!ranksOf(&op, take ? take.getSource() : Value(), "takes from", call,
+                   rank, env, sources))
+        return false;
       // Every source's region holds what the output partition expects.
       int64_t want = sizeOf(*dst, call, rank, part);
       int64_t at = offsetOf(*dst, call, rank, part);
@@ -651,8 +636,7 @@ bool ProgramSimulator::evalBlock(Block &block,
       };
       if (encoding == kFlag) {
         int64_t dataUnits = want == 0 ? 0 : total;
-        int64_t segments = std::max<int64_t>(
-            1, (dataUnits + kSegmentUnits - 1) / kSegmentUnits);
+        int64_t segments = segmentsOf(dataUnits);
         for (int64_t sg = worker; sg < segments; sg += W)
           for (int p : sources) {
             PStep w = base;
@@ -701,6 +685,26 @@ bool ProgramSimulator::evalBlock(Block &block,
                                op.getName().getStringRef()));
     }
   }
+  return true;
+}
+
+/// The rank `v` names (checked against the world size), or every rank when
+/// `v` is null (a put to all, a reduce_take of every source).
+bool ProgramSimulator::ranksOf(Operation *op, Value v, const char *verb,
+                               int call, int rank,
+                               const llvm::DenseMap<Value, int64_t> &env,
+                               SmallVector<int> &out) {
+  if (!v) {
+    for (int r = 0; r < n; ++r)
+      out.push_back(r);
+    return true;
+  }
+  int64_t r = env.lookup(v);
+  if (r < 0 || r >= n)
+    return fail(op, formatv("call {0}: rank {1} {2} rank {3}, out of range "
+                            "(world size {4})",
+                            call, rank, verb, r, n));
+  out.push_back(r);
   return true;
 }
 
@@ -1185,22 +1189,12 @@ std::string ProgramSimulator::blockedOn(const Agent &agent) {
 }
 
 bool ProgramSimulator::reportDeadlock() {
-  Failure f;
-  for (Agent &agent : agents) {
-    if (agent.done() || canStepImpl(agent.rank * W + agent.worker))
-      continue;
-    Operation *op = agent.next().op;
-    if (!f.op) {
-      f.op = op;
-      f.message = "deadlock: no rank can make progress; " + blockedOn(agent);
-    } else if (f.notes.size() < 8) {
-      f.notes.push_back({op, blockedOn(agent)});
-    }
-  }
-  if (!f.op)
-    f = Failure{program.getOperation(), "deadlock: no rank can make progress",
-                {}};
-  failure = std::move(f);
+  failure = deadlockOf(
+      agents,
+      [&](Agent &agent) {
+        return !agent.done() && !canStepImpl(agent.rank * W + agent.worker);
+      },
+      [&](Agent &agent) { return blockedOn(agent); }, program.getOperation());
   return false;
 }
 
@@ -1299,9 +1293,7 @@ std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
 
 bool ProgramSimulator::coEnabled(const Access &before, int proc,
                                  const Touch &now) const {
-  int na = agents.size();
-  auto rankOf = [&](int id) { return id < na ? agents[id].rank : id - na; };
-  if ((before.proc >= na) != (proc >= na) && rankOf(before.proc) == rankOf(proc))
+  if (hostAndOwnAgent(agents, before.proc, proc))
     return false;
   int kind = objectKind(now.object);
   if ((kind == UnitObj || kind == WordObj) && now.info > 0 && before.info < 0) {
@@ -1338,50 +1330,21 @@ LogicalResult ProgramSimulator::run(SimStats *stats) {
     if (!ok)
       return report();
   } else {
+    auto rankOf = [&](int id) { return rankOfProcess(agents, id); };
+    // Consumers first: the highest rank that can move, its CTAs then host.
+    auto preferred = [&]() {
+      for (int r = n - 1; r >= 0; --r)
+        for (int id = 0; id < total; ++id)
+          if (rankOf(id) == r && canStepImpl(id))
+            return id;
+      return -1;
+    };
     int current = -1;
     std::vector<int> candidates;
     while (!allFinished()) {
-      int chosen = -1;
-      if (o.strategy == Strategy::RunToBlock && current >= 0 &&
-          canStepImpl(current))
-        chosen = current;
-      auto rankOf = [&](int id) {
-        return id < static_cast<int>(agents.size()) ? agents[id].rank
-                                                    : id - static_cast<int>(agents.size());
-      };
-      if (chosen < 0 && o.strategy == Strategy::RoundRobin) {
-        for (int i = 1; i <= total && chosen < 0; ++i)
-          if (canStepImpl((current + i + total) % total))
-            chosen = (current + i + total) % total;
-      } else if (chosen < 0 && o.strategy == Strategy::ConsumersFirst &&
-                 rng() % 4 != 0) {
-        for (int r = n - 1; r >= 0 && chosen < 0; --r)
-          for (int id = 0; id < total && chosen < 0; ++id)
-            if (rankOf(id) == r && canStepImpl(id))
-              chosen = id;
-      } else if (chosen < 0 && o.strategy == Strategy::StarveRank) {
-        int victim = static_cast<int>(o.seed % n);
-        std::vector<int> others;
-        for (int id = 0; id < total; ++id)
-          if (rankOf(id) != victim && canStepImpl(id))
-            others.push_back(id);
-        if (!others.empty())
-          chosen = others[rng() % others.size()];
-      }
-      if (chosen < 0) {
-        candidates.resize(total);
-        for (int i = 0; i < total; ++i)
-          candidates[i] = i;
-        while (chosen < 0 && !candidates.empty()) {
-          size_t i = rng() % candidates.size();
-          if (canStepImpl(candidates[i]))
-            chosen = candidates[i];
-          else {
-            candidates[i] = candidates.back();
-            candidates.pop_back();
-          }
-        }
-      }
+      int chosen = pickNext(
+          o, rng, current, total, [&](int id) { return canStepImpl(id); },
+          rankOf, preferred, candidates);
       if (chosen < 0)
         return reportDeadlock(), report();
       current = chosen;
@@ -1391,23 +1354,14 @@ LogicalResult ProgramSimulator::run(SimStats *stats) {
     if (!checkEnd())
       return report();
   }
-  if (stats) {
-    stats->steps += statistics.steps;
-    stats->actions += statistics.actions;
-    stats->elements += statistics.elements;
-    stats->states += statistics.states;
-    stats->traces += statistics.traces;
-  }
+  addStats(stats, statistics);
   return success();
 }
 
 LogicalResult interp::simulateProgram(snac::ProgramOp program,
                                       const SimOptions &options,
                                       SimStats *stats) {
-  auto module = program->getParentOfType<ModuleOp>();
-  auto collective =
-      module ? module.lookupSymbol<coll::CollectiveOp>(program.getCollective())
-             : coll::CollectiveOp();
+  auto collective = collectiveNextTo(program, program.getCollective());
   if (!collective)
     return program.emitError()
            << "no coll.collective named @" << program.getCollective()

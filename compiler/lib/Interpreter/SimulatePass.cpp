@@ -4,6 +4,8 @@
 #include "collc/Interpreter/Passes.h"
 #include "collc/Interpreter/Verify.h"
 
+#include "Common.h"
+
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -37,6 +39,21 @@ struct SnacSimulatePass
   using Base::Base;
 
   SmallVector<int64_t> worldSizes;
+
+  /// One seeded run of the (world size, shape, seed) grid: types and
+  /// strategies rotate across it.
+  SimOptions seeded(ArrayRef<sim::ElemType> types, size_t ni, int64_t n,
+                    size_t si, sim::Shape shape, unsigned seed) {
+    SimOptions o;
+    o.worldSize = n;
+    o.shape = shape;
+    o.type = types[(seed + si + ni) % types.size()];
+    o.seed = 1 + seed + 100 * si + 10000 * n;
+    o.calls = calls;
+    o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
+    o.count = count;
+    return o;
+  }
 
   /// Every world size x 1 and 2 chunks per partition x shape x slot count,
   /// each in every interleaving.
@@ -80,17 +97,11 @@ struct SnacSimulatePass
                            ArrayRef<int> encodingList,
                            ArrayRef<int> speculateList,
                            ArrayRef<sim::Shape> shapeList) {
-    auto collective =
-        module.lookupSymbol<coll::CollectiveOp>(program.getCollective());
+    auto collective = collectiveNextTo(program, program.getCollective());
     if (!collective)
       return program.emitError() << "no coll.collective named @"
                                  << program.getCollective();
-    SmallVector<sim::ElemType> types;
-    for (Attribute t : collective.getElementTypes())
-      if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
-        types.push_back(*e);
-    if (types.empty())
-      types.push_back(sim::ElemType::F32);
+    std::vector<sim::ElemType> types = elemTypesOf(collective);
     for (auto [encoding, speculate] : pairs(encodingList, speculateList)) {
       int e = encoding >= 0 ? encoding
                             : static_cast<int>(program.getEncoding());
@@ -146,14 +157,7 @@ struct SnacSimulatePass
           // NVL72 scale keeps the library's simulation fast.
           unsigned programSeeds = n >= 32 ? 1 : seeds.getValue();
           for (unsigned seed = 0; seed < programSeeds; ++seed) {
-            SimOptions o;
-            o.worldSize = n;
-            o.shape = shape;
-            o.type = types[(seed + si + ni) % types.size()];
-            o.seed = 1 + seed + 100 * si + 10000 * n;
-            o.calls = calls;
-            o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
-            o.count = count;
+            SimOptions o = seeded(types, ni, n, si, shape, seed);
             if (failed(one(o)))
               return failure();
           }
@@ -245,19 +249,13 @@ struct SnacSimulatePass
     }
 
     for (auto schedule : module.getOps<snac::ScheduleOp>()) {
-      auto collective =
-          module.lookupSymbol<coll::CollectiveOp>(schedule.getCollective());
+      auto collective = collectiveNextTo(schedule, schedule.getCollective());
       if (!collective) {
         schedule.emitError() << "no coll.collective named @"
                              << schedule.getCollective();
         return signalPassFailure();
       }
-      SmallVector<sim::ElemType> types;
-      for (Attribute t : collective.getElementTypes())
-        if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
-          types.push_back(*e);
-      if (types.empty())
-        types.push_back(sim::ElemType::F32);
+      std::vector<sim::ElemType> types = elemTypesOf(collective);
       SimStats stats;
       unsigned runs = 0;
       if (exhaustive) {
@@ -274,14 +272,7 @@ struct SnacSimulatePass
       for (auto [ni, n] : llvm::enumerate(worldSizes)) {
         for (auto [si, shape] : llvm::enumerate(shapeList)) {
           for (unsigned seed = 0; seed < seeds; ++seed) {
-            SimOptions o;
-            o.worldSize = n;
-            o.shape = shape;
-            o.type = types[(seed + si + ni) % types.size()];
-            o.seed = 1 + seed + 100 * si + 10000 * n;
-            o.calls = calls;
-            o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
-            o.count = count;
+            SimOptions o = seeded(types, ni, n, si, shape, seed);
             o.chunkBytes = chunkBytes;
             o.stagingSlots = stagingSlots == -2 ? (seed % 2 ? 2 : -1)
                                                 : stagingSlots.getValue();
