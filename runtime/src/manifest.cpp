@@ -187,6 +187,13 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   g.rxFill = (int)r.num(*p, "rx_fill", where);
   g.counterWords = (int)r.num(*p, "counter_words", where);
   g.inputPacked = r.flag(*p, "input_packed", where);
+  // Optional (added with format_version 1 kept): absent means false.
+  if (p->contains("speculate")) {
+    if (!(*p)["speculate"].is_boolean())
+      return r.fail(where + ": speculate is " + (*p)["speculate"].dump() +
+                    ", expected true or false");
+    g.speculate = (*p)["speculate"].get<bool>();
+  }
   if (!r.error.empty())
     return false;
   auto bad = [&](const std::string &what) {
@@ -206,6 +213,10 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   if (g.encoding < 0)
     return bad("unknown encoding " + quote(encoding) +
                ", expected \"flag\", \"ll16\" or \"sentinel\"");
+  // A flag validates no payload loaded before it.
+  if (g.speculate && g.encoding == COLLC_ENCODING_FLAG)
+    return bad("speculate is true with encoding \"flag\", which validates "
+               "no payload loaded before it");
   if (band->size() != 2 || !(*band)[0].is_number_integer() ||
       !(*band)[1].is_number_integer() || (*band)[0].get<long long>() < 0 ||
       (*band)[0].get<long long>() > (*band)[1].get<long long>())

@@ -64,6 +64,8 @@ struct ProgramInfo {
   unsigned long long regionBytes = 0, rxBytes = 0;
   int rxFill = 0, counterWords = 0;
   bool inputPacked = true;
+  /// Speculative takes (informative: the kernel is compiled with it).
+  bool speculate = false;
 };
 
 /// The manifest spelling of a COLLC_ENCODING_* ("ll16"), "?" if none.

@@ -197,6 +197,32 @@ sim::RedOp interp::redOpOf(snac::Reduction r) {
   llvm_unreachable("unknown reduction");
 }
 
+coll::CollectiveOp interp::collectiveNextTo(Operation *op, StringRef name) {
+  auto module = op->getParentOfType<ModuleOp>();
+  return module ? module.lookupSymbol<coll::CollectiveOp>(name)
+                : coll::CollectiveOp();
+}
+
+std::vector<sim::ElemType> interp::elemTypesOf(coll::CollectiveOp collective) {
+  std::vector<sim::ElemType> types;
+  for (Attribute t : collective.getElementTypes())
+    if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
+      types.push_back(*e);
+  if (types.empty())
+    types.push_back(sim::ElemType::F32);
+  return types;
+}
+
+void interp::addStats(SimStats *to, const SimStats &from) {
+  if (!to)
+    return;
+  to->steps += from.steps;
+  to->actions += from.actions;
+  to->elements += from.elements;
+  to->states += from.states;
+  to->traces += from.traces;
+}
+
 static sim::Layout toSim(coll::Layout l) {
   switch (coll::fixedLayout(l)) {
   case coll::Layout::packed:
@@ -230,12 +256,6 @@ sim::Collective interp::modelOf(coll::CollectiveOp op) {
 namespace {
 
 /// A problem found by the simulation: where, and what.
-struct Failure {
-  Operation *op = nullptr;
-  std::string message;
-  std::vector<std::pair<Operation *, std::string>> notes;
-};
-
 class Simulator : public PorSearch {
 public:
   Simulator(snac::ScheduleOp schedule, coll::CollectiveOp collective,
@@ -1025,22 +1045,9 @@ std::string Simulator::blockedOn(const Agent &agent) const {
 }
 
 bool Simulator::reportDeadlock() {
-  Failure f;
-  for (Agent &agent : agents) {
-    if (agent.done())
-      continue;
-    Operation *op = agent.next().op;
-    if (!f.op) {
-      f.op = op;
-      f.message = "deadlock: no rank can make progress; " + blockedOn(agent);
-    } else if (f.notes.size() < 8) {
-      f.notes.push_back({op, blockedOn(agent)});
-    }
-  }
-  if (!f.op)
-    f = Failure{schedule.getOperation(), "deadlock: no rank can make progress",
-                {}};
-  failure = std::move(f);
+  failure = deadlockOf(
+      agents, [&](Agent &agent) { return !agent.done(); },
+      [&](Agent &agent) { return blockedOn(agent); }, schedule.getOperation());
   return false;
 }
 
@@ -1192,10 +1199,7 @@ std::vector<PorSearch::Touch> Simulator::nextTouches(int id) {
 /// process, conflicting on the same object) could have run in either order.
 bool Simulator::coEnabled(const Access &before, int proc,
                           const Touch &now) const {
-  int na = agents.size();
-  auto rankOf = [&](int id) { return id < na ? agents[id].rank : id - na; };
-  // A host runs only when its rank's agents are done, and they only after it.
-  if ((before.proc >= na) != (proc >= na) && rankOf(before.proc) == rankOf(proc))
+  if (hostAndOwnAgent(agents, before.proc, proc))
     return false;
   switch (objectKind(now.object)) {
   case MessageObj: // An await takes the message its notify wrote.
@@ -1241,69 +1245,28 @@ LogicalResult Simulator::run(SimStats *stats) {
     statistics.traces = traces;
     if (!ok)
       return report();
-    if (stats) {
-      stats->steps += statistics.steps;
-      stats->actions += statistics.actions;
-      stats->elements += statistics.elements;
-      stats->states += statistics.states;
-      stats->traces += statistics.traces;
-    }
+    addStats(stats, statistics);
     return success();
   }
   int total = agents.size() + n;
+  int na = agents.size();
+  auto rankOf = [&](int id) { return rankOfProcess(agents, id); };
+  // Consumers first: the highest role index, then the highest rank's host.
+  auto preferred = [&]() {
+    for (int i = na - 1; i >= 0; --i)
+      if (canStep(i))
+        return i;
+    for (int r = n - 1; r >= 0; --r)
+      if (canStep(na + r))
+        return na + r;
+    return -1;
+  };
   std::vector<int> candidates;
   int current = -1;
-  while (true) {
-    bool allFinished = llvm::all_of(rankFinished, [](bool b) { return b; });
-    if (allFinished)
-      break;
-    int chosen = -1;
-    if (o.strategy == Strategy::RunToBlock && current >= 0 &&
-        canStep(current))
-      chosen = current;
-    if (chosen < 0) {
-      candidates.resize(total);
-      for (int i = 0; i < total; ++i)
-        candidates[i] = i;
-      if (o.strategy == Strategy::ConsumersFirst && rng() % 4 != 0) {
-        // Highest role index first, then highest rank.
-        for (int i = agents.size() - 1; i >= 0 && chosen < 0; --i)
-          if (canStep(i))
-            chosen = i;
-        for (int r = n - 1; r >= 0 && chosen < 0; --r)
-          if (canStep(agents.size() + r))
-            chosen = agents.size() + r;
-      }
-      if (o.strategy == Strategy::RoundRobin) {
-        for (int i = 1; i <= total && chosen < 0; ++i)
-          if (canStep((current + i + total) % total))
-            chosen = (current + i + total) % total;
-      } else if (o.strategy == Strategy::StarveRank) {
-        // Drop the starved rank's agents and host while anyone else can
-        // move; the random pick below falls back to them.
-        int victim = static_cast<int>(o.seed % n);
-        auto rankOf = [&](int id) {
-          return id < static_cast<int>(agents.size())
-                     ? agents[id].rank
-                     : id - static_cast<int>(agents.size());
-        };
-        std::vector<int> others;
-        for (int id : candidates)
-          if (rankOf(id) != victim && canStep(id))
-            others.push_back(id);
-        if (!others.empty())
-          chosen = others[rng() % others.size()];
-      }
-      while (chosen < 0 && !candidates.empty()) {
-        size_t i = rng() % candidates.size();
-        if (canStep(candidates[i]))
-          chosen = candidates[i];
-        else {
-          candidates[i] = candidates.back();
-          candidates.pop_back();
-        }
-      }
-    }
+  while (!llvm::all_of(rankFinished, [](bool b) { return b; })) {
+    int chosen = pickNext(
+        o, rng, current, total, [&](int id) { return canStep(id); }, rankOf,
+        preferred, candidates);
     if (chosen < 0)
       return reportDeadlock(), report();
     current = chosen;
@@ -1312,20 +1275,13 @@ LogicalResult Simulator::run(SimStats *stats) {
   }
   if (!checkEnd())
     return report();
-  if (stats) {
-    stats->steps += statistics.steps;
-    stats->actions += statistics.actions;
-    stats->elements += statistics.elements;
-  }
+  addStats(stats, statistics);
   return success();
 }
 
 LogicalResult interp::simulate(snac::ScheduleOp schedule,
                                const SimOptions &options, SimStats *stats) {
-  auto module = schedule->getParentOfType<ModuleOp>();
-  auto collective =
-      module ? module.lookupSymbol<coll::CollectiveOp>(schedule.getCollective())
-             : coll::CollectiveOp();
+  auto collective = collectiveNextTo(schedule, schedule.getCollective());
   if (!collective)
     return schedule.emitError()
            << "no coll.collective named @" << schedule.getCollective()

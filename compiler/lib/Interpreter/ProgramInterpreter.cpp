@@ -32,6 +32,16 @@
 // with no wait: each must have been written in this call by the same CTA,
 // which is the unit-to-thread argument of snac.put's verifier, checked.
 //
+// Speculation (ll16, sentinel): a take loads every source's unit of a step
+// without waiting (SpecRead: a snapshot of the unit as it is at that
+// moment, which may be stale: another call's packet, the fill, a re-armed
+// sentinel), then validates all of them in one check (Validate: the
+// encoding's test on the snapshot, never on the live unit), waits only for
+// the units that failed and reloads them (Settle), and only then uses
+// them (Use). The rule is "every accepted read is validated": a snapshot
+// accepted by Validate or Settle must hold this call's data from its
+// source, checked on what was loaded, whatever the output comes to.
+//
 //===----------------------------------------------------------------------===//
 
 #include "collc/Interpreter/Interpreter.h"
@@ -100,10 +110,24 @@ struct Unit {
   bool accepted = true; // the consumer took the last write
   bool armed = true;    // sentinel
   Operation *writeOp = nullptr;
+  /// What the unit held before this write (without its own `prev`): what a
+  /// load not ordered after the write may still return.
+  std::shared_ptr<const Unit> prev;
 };
 
 struct PStep {
-  enum Kind { Put, Word, Take, AwaitWord, Read, Rearm } kind;
+  enum Kind {
+    Put,
+    Word,
+    Take,
+    AwaitWord,
+    Read,
+    Rearm,
+    SpecRead,
+    Validate,
+    Settle,
+    Use
+  } kind;
   Operation *op;
   int peer = -1;     // Put, Word: target rank; others: source rank
   int64_t unit = 0;  // unit (Word, AwaitWord: segment)
@@ -114,11 +138,25 @@ struct PStep {
   int64_t epoch = 0, tag = 0;
   bool canonicalize = true;
   bool forward = false; // Put: from the output (two-shot)
+  /// Validate: false under the fault validation-skipped (every snapshot is
+  /// accepted as loaded).
+  bool validate = true;
   /// Reduce: the index of this unit in the agent's accumulator, and whether
   /// this source is the last (then the output is written).
   int64_t accIndex = -1;
   bool last = false;
   sim::RedOp red = sim::RedOp::Sum;
+};
+
+/// A speculative load: what the unit held when it was read.
+struct Snapshot {
+  Unit content;
+  /// Exhaustive mode: the older content the same load could have returned
+  /// (the unit before this call's write), checked too.
+  std::shared_ptr<const Unit> stale;
+  int64_t count = 0;
+  bool validated = false; // accepted by Validate or Settle
+  bool failed = false;    // Validate found it not ready: Settle waits
 };
 
 struct Agent {
@@ -127,6 +165,8 @@ struct Agent {
   size_t pc = 0;
   /// Reduce accumulators: contributions in rank order, per element.
   std::map<int64_t, std::vector<std::vector<uint32_t>>> acc;
+  /// Speculation: the loads of the current step, by (source, unit).
+  std::map<std::pair<int, int64_t>, Snapshot> snaps;
   bool done() const { return !steps || pc >= steps->size(); }
   const PStep &next() const { return (*steps)[pc]; }
 };
@@ -139,12 +179,6 @@ struct BufferInfo {
   int firstSlot = 0, slots = 0;
   /// For its geometry (getSizeEntry: the one home of that rule).
   mutable snac::ProgramBufferOp op;
-};
-
-struct Failure {
-  Operation *op = nullptr;
-  std::string message;
-  std::vector<std::pair<Operation *, std::string>> notes;
 };
 
 enum ObjectKind { UnitObj, WordObj, UserObj, LaunchObj };
@@ -185,6 +219,15 @@ private:
                  std::vector<PStep> &steps, int rank, int worker, int call);
   bool bufferOf(Operation *op, FlatSymbolRefAttr ref, snac::BufferKind kind,
                 const BufferInfo *&info);
+  bool ranksOf(Operation *op, Value v, const char *verb, int call, int rank,
+               const llvm::DenseMap<Value, int64_t> &env,
+               SmallVector<int> &out);
+  /// Flag warp segments of `dataUnits` units (one, the ready word alone,
+  /// for padding).
+  static int64_t segmentsOf(int64_t dataUnits) {
+    return std::max<int64_t>(1, (dataUnits + kSegmentUnits - 1) /
+                                    kSegmentUnits);
+  }
   int64_t unitsFor(int64_t count) const {
     return count == 0 ? 1 : (count + unitElems - 1) / unitElems;
   }
@@ -195,7 +238,14 @@ private:
   bool stepAgent(Agent &agent);
   bool stepHost(int rank);
   bool ready(const Unit &u, const PStep &s) const;
-  bool accept(Agent &agent, const PStep &s, Unit &u, const char *what);
+  bool accept(Agent &agent, const PStep &s, Unit &u, const char *what,
+              StringRef speculative = {});
+  bool passes(const Snapshot &snap, const PStep &validate,
+              const PStep &view) const {
+    return !validate.validate || ready(snap.content, view);
+  }
+  bool consume(Agent &agent, const PStep &s, const Unit &u);
+  bool validate(Agent &agent, const PStep &s);
   std::string who(int agent) const;
   std::string where(int owner, int slot, int source, int64_t unit,
                     bool word = false) const;
@@ -272,6 +322,7 @@ private:
   int n, W;
   std::mt19937_64 rng;
   int encoding = kLL16, slots = 2;
+  bool speculate = false;
   int64_t elemBytes = 4, unitElems = 1, bandLo = 0, bandHi = 0;
   /// Payload bytes of a receive region (abi.h: the band's hi, or one
   /// partition of it for two-shot).
@@ -312,6 +363,8 @@ bool ProgramSimulator::prepare() {
   encoding = o.encoding >= 0 ? o.encoding
                              : static_cast<int>(policy.getEncoding());
   slots = o.stagingSlots >= 1 ? o.stagingSlots : policy.getSlots();
+  speculate = encoding != kFlag &&
+              (o.speculate >= 0 ? o.speculate != 0 : policy.getSpeculate());
   // Test only (snac-test-inject-fault): the slot of the previous call.
   if (program->hasAttr("snac.test_fault"))
     slots = 1;
@@ -525,17 +578,8 @@ bool ProgramSimulator::evalBlock(Block &block,
                                      ? "the band's hi"
                                      : "a partition of the band's hi"));
       SmallVector<int> targets;
-      if (Value t = put.getTarget()) {
-        int64_t target = get(t);
-        if (target < 0 || target >= n)
-          return fail(&op, formatv("call {0}: rank {1} puts to rank {2}, "
-                                   "out of range (world size {3})",
-                                   call, rank, target, n));
-        targets.push_back(target);
-      } else {
-        for (int t = 0; t < n; ++t)
-          targets.push_back(t);
-      }
+      if (!ranksOf(&op, put.getTarget(), "puts to", call, rank, env, targets))
+        return false;
       StringRef fault = faultOf(&op);
       if (fault == "padding-dropped" && count == 0)
         continue;
@@ -558,8 +602,7 @@ bool ProgramSimulator::evalBlock(Block &block,
       };
       if (encoding == kFlag) {
         int64_t dataUnits = count == 0 ? 0 : total;
-        int64_t segments = std::max<int64_t>(
-            1, (dataUnits + kSegmentUnits - 1) / kSegmentUnits);
+        int64_t segments = segmentsOf(dataUnits);
         for (int64_t sg = worker; sg < segments; sg += W)
           for (int t : targets) {
             for (int64_t u = sg * kSegmentUnits;
@@ -591,17 +634,9 @@ bool ProgramSimulator::evalBlock(Block &block,
                                  "{2} of the output, which has {3}",
                                  call, rank, part, partsOf(*dst)));
       SmallVector<int> sources;
-      if (take) {
-        int64_t p = get(take.getSource());
-        if (p < 0 || p >= n)
-          return fail(&op, formatv("call {0}: rank {1} takes from rank {2}, "
-                                   "out of range (world size {3})",
-                                   call, rank, p, n));
-        sources.push_back(p);
-      } else {
-        for (int p = 0; p < n; ++p)
-          sources.push_back(p);
-      }
+      if (!ranksOf(&op, take ? take.getSource() : Value(), "takes from", call,
+                   rank, env, sources))
+        return false;
       // Every source's region holds what the output partition expects.
       int64_t want = sizeOf(*dst, call, rank, part);
       int64_t at = offsetOf(*dst, call, rank, part);
@@ -641,8 +676,7 @@ bool ProgramSimulator::evalBlock(Block &block,
       };
       if (encoding == kFlag) {
         int64_t dataUnits = want == 0 ? 0 : total;
-        int64_t segments = std::max<int64_t>(
-            1, (dataUnits + kSegmentUnits - 1) / kSegmentUnits);
+        int64_t segments = segmentsOf(dataUnits);
         for (int64_t sg = worker; sg < segments; sg += W)
           for (int p : sources) {
             PStep w = base;
@@ -654,6 +688,32 @@ bool ProgramSimulator::evalBlock(Block &block,
                  u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
               read(PStep::Read, p, u);
           }
+      } else if (speculate) {
+        // One step: every source's load, one check, the waits for what
+        // failed, then the compute (and the sentinel re-arms).
+        for (int64_t u = worker; u < total; u += W) {
+          size_t first = steps.size();
+          for (int p : sources) {
+            PStep s = base;
+            s.kind = PStep::SpecRead;
+            s.peer = p;
+            s.unit = u;
+            s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
+            steps.push_back(s);
+          }
+          PStep v = base;
+          v.kind = PStep::Validate;
+          v.unit = u;
+          v.validate = faultOf(&op) != "validation-skipped";
+          steps.push_back(v);
+          for (size_t i = first; i < first + sources.size(); ++i) {
+            PStep s = steps[i];
+            s.kind = PStep::Settle;
+            steps.push_back(s);
+          }
+          for (int p : sources)
+            read(PStep::Use, p, u);
+        }
       } else {
         for (int64_t u = worker; u < total; u += W)
           for (int p : sources)
@@ -665,6 +725,26 @@ bool ProgramSimulator::evalBlock(Block &block,
                                op.getName().getStringRef()));
     }
   }
+  return true;
+}
+
+/// The rank `v` names (checked against the world size), or every rank when
+/// `v` is null (a put to all, a reduce_take of every source).
+bool ProgramSimulator::ranksOf(Operation *op, Value v, const char *verb,
+                               int call, int rank,
+                               const llvm::DenseMap<Value, int64_t> &env,
+                               SmallVector<int> &out) {
+  if (!v) {
+    for (int r = 0; r < n; ++r)
+      out.push_back(r);
+    return true;
+  }
+  int64_t r = env.lookup(v);
+  if (r < 0 || r >= n)
+    return fail(op, formatv("call {0}: rank {1} {2} rank {3}, out of range "
+                            "(world size {4})",
+                            call, rank, verb, r, n));
+  out.push_back(r);
   return true;
 }
 
@@ -745,6 +825,14 @@ bool ProgramSimulator::canStepImpl(int id) {
     auto it = words.find({a.rank, s.slot, s.peer, s.unit});
     return it != words.end() && it->second.seq >= s.epoch;
   }
+  case PStep::Settle: {
+    // Only a unit that failed validation is waited for.
+    auto snap = a.snaps.find({s.peer, s.unit});
+    if (snap == a.snaps.end() || !snap->second.failed)
+      return true;
+    auto it = units.find({a.rank, s.slot, s.peer, s.unit});
+    return it != units.end() && ready(it->second, s);
+  }
   default:
     return true;
   }
@@ -761,7 +849,7 @@ bool ProgramSimulator::stepImpl(int id) {
 /// Checks what the consumer accepts: a unit of its own call, written by the
 /// source its region belongs to, carrying as many elements as it expects.
 bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
-                              const char *what) {
+                              const char *what, StringRef speculative) {
   int me = agent.rank * W + agent.worker;
   int call = rankCall[agent.rank];
   auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit); };
@@ -776,13 +864,21 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
                         s.epoch));
   if (u.writer != s.peer || u.writerEpoch != s.epoch)
     return fail(s.op,
-                formatv("call {0}: {1} accepts {2}, which holds data of call "
-                        "{3} written by {4}, not call {0}'s from rank {5}{6}",
-                        call, who(me), here(), u.writerEpoch - 1,
-                        u.writer < 0 ? std::string("nobody")
-                                     : "rank " + std::to_string(u.writer),
+                formatv("call {0}: {1} accepts {2}{3}, which holds {4}, not "
+                        "call {0}'s data from rank {5}{6}",
+                        call, who(me), here(),
+                        speculative.empty() ? "" : " as loaded speculatively",
+                        u.writer < 0
+                            ? std::string("no write yet (the buffer's fill)")
+                            : formatv("data of call {0} written by rank {1}",
+                                      u.writerEpoch - 1, u.writer)
+                                  .str(),
                         s.peer,
-                        encoding == kSentinel
+                        !speculative.empty()
+                            ? (": every accepted read must be validated, " +
+                               speculative)
+                                  .str()
+                        : encoding == kSentinel
                             ? std::string(": a unit not re-armed is taken "
                                           "for new data")
                             : std::string()));
@@ -831,6 +927,11 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                                 ? std::string("is not written yet this call")
                                 : "was written by " +
                                       who(writtenBy[agent.rank][at])));
+    }
+    if (speculate && o.exhaustive) {
+      auto old = std::make_shared<Unit>(u);
+      old->prev.reset();
+      u.prev = std::move(old);
     }
     if (s.count == 0) {
       u.elems.assign(1, 0); // padding: a packet, a non-sentinel word
@@ -906,44 +1007,47 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     }
     if (!accept(agent, s, u, s.kind == PStep::Read ? "reads" : "takes"))
       return false;
-    if (s.count == 0)
-      return true;
-    std::vector<uint32_t> &out = outputs[agent.rank];
-    std::vector<int> &mark = written[agent.rank];
-    if (s.accIndex < 0) {
-      for (int64_t i = 0; i < s.count; ++i) {
-        if (mark[s.to + i] == call)
-          return fail(s.op, formatv("call {0}: {1} writes output element "
-                                    "{2} a second time",
-                                    call, who(me), s.to + i));
-        out[s.to + i] = u.elems[i];
-        mark[s.to + i] = call;
-        writtenBy[agent.rank][s.to + i] = me;
-      }
-      return true;
+    return consume(agent, s, u);
+  }
+  case PStep::SpecRead: {
+    // The load, as it finds the unit (never written: the fill).
+    auto it = units.find({agent.rank, s.slot, s.peer, s.unit});
+    Snapshot &snap = agent.snaps[{s.peer, s.unit}];
+    snap = Snapshot{};
+    if (it != units.end()) {
+      snap.content = it->second;
+      if (o.exhaustive && it->second.writerEpoch == s.epoch)
+        snap.stale = it->second.prev ? it->second.prev
+                                     : std::make_shared<const Unit>();
     }
-    // Reduce: contributions in rank order, combined at the last source.
-    auto &acc = agent.acc[s.accIndex];
-    acc.resize(s.count);
-    for (int64_t i = 0; i < s.count; ++i)
-      acc[i].push_back(u.elems[i]);
-    if (!s.last)
-      return true;
-    for (int64_t i = 0; i < s.count; ++i) {
-      if (static_cast<int>(acc[i].size()) != n)
-        return fail(s.op, formatv("call {0}: {1} reduces {2} contributions "
-                                  "for output element {3}, expected {4}",
-                                  call, who(me), acc[i].size(), s.to + i, n));
-      if (mark[s.to + i] == call)
-        return fail(s.op, formatv("call {0}: {1} writes output element {2} "
-                                  "a second time",
-                                  call, who(me), s.to + i));
-      out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
-      mark[s.to + i] = call;
-      writtenBy[agent.rank][s.to + i] = me;
-    }
-    agent.acc.erase(s.accIndex);
+    snap.count = s.count;
     return true;
+  }
+  case PStep::Validate:
+    return validate(agent, s);
+  case PStep::Settle: {
+    Snapshot &snap = agent.snaps[{s.peer, s.unit}];
+    if (!snap.failed)
+      return true;
+    // The bounded wait of the readiness-first path, then the reload.
+    Unit &u = units[{agent.rank, s.slot, s.peer, s.unit}];
+    if (!accept(agent, s, u, "takes"))
+      return false;
+    snap.content = u;
+    snap.failed = false;
+    snap.validated = true;
+    return true;
+  }
+  case PStep::Use: {
+    auto it = agent.snaps.find({s.peer, s.unit});
+    if (it == agent.snaps.end() || !it->second.validated)
+      return fail(s.op, formatv("call {0}: {1} uses {2} without validating "
+                                "it",
+                                call, who(me),
+                                where(agent.rank, s.slot, s.peer, s.unit)));
+    Unit content = std::move(it->second.content);
+    agent.snaps.erase(it);
+    return consume(agent, s, content);
   }
   case PStep::Rearm: {
     Unit &u = units[{agent.rank, s.slot, s.peer, s.unit}];
@@ -953,6 +1057,92 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   }
   }
   llvm_unreachable("unknown step");
+}
+
+/// One check over every load of the step, on what each load found. A
+/// snapshot that passes is accepted (and must then hold this call's data
+/// from its source); one that fails is left to Settle.
+bool ProgramSimulator::validate(Agent &agent, const PStep &s) {
+  for (auto &[key, snap] : agent.snaps) {
+    if (snap.validated || snap.failed)
+      continue;
+    PStep view = s;
+    view.peer = key.first;
+    view.unit = key.second;
+    view.count = snap.count;
+    StringRef why = s.validate ? "and the encoding's check passed this one"
+                               : "and this one was not (validation skipped)";
+    // Exhaustive mode: the search does not reverse a load with the write it
+    // races with, so the older content that load could have returned is
+    // checked here (its other outcome, this call's write, is the one the
+    // wait of Settle returns).
+    if (snap.stale) {
+      Snapshot old = snap;
+      old.content = *snap.stale;
+      if (passes(old, s, view) &&
+          !accept(agent, view, old.content, "takes", why))
+        return false;
+    }
+    if (!passes(snap, s, view)) {
+      snap.failed = true;
+      continue;
+    }
+    if (!accept(agent, view, snap.content, "takes", why))
+      return false;
+    snap.validated = true;
+    // The live unit holds the same write (its producer writes it once a
+    // call, and not again before it is accepted): the slot may be reused.
+    Unit &live = units[{agent.rank, s.slot, key.first, key.second}];
+    if (live.writer == snap.content.writer &&
+        live.writerEpoch == snap.content.writerEpoch)
+      live.accepted = true;
+  }
+  return true;
+}
+
+/// Writes what an accepted unit carries into the output (copy) or the
+/// accumulator (reduce, combined in rank order at the last source).
+bool ProgramSimulator::consume(Agent &agent, const PStep &s, const Unit &u) {
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  if (s.count == 0)
+    return true;
+  std::vector<uint32_t> &out = outputs[agent.rank];
+  std::vector<int> &mark = written[agent.rank];
+  if (s.accIndex < 0) {
+    for (int64_t i = 0; i < s.count; ++i) {
+      if (mark[s.to + i] == call)
+        return fail(s.op, formatv("call {0}: {1} writes output element "
+                                  "{2} a second time",
+                                  call, who(me), s.to + i));
+      out[s.to + i] = u.elems[i];
+      mark[s.to + i] = call;
+      writtenBy[agent.rank][s.to + i] = me;
+    }
+    return true;
+  }
+  // Reduce: contributions in rank order, combined at the last source.
+  auto &acc = agent.acc[s.accIndex];
+  acc.resize(s.count);
+  for (int64_t i = 0; i < s.count; ++i)
+    acc[i].push_back(u.elems[i]);
+  if (!s.last)
+    return true;
+  for (int64_t i = 0; i < s.count; ++i) {
+    if (static_cast<int>(acc[i].size()) != n)
+      return fail(s.op, formatv("call {0}: {1} reduces {2} contributions "
+                                "for output element {3}, expected {4}",
+                                call, who(me), acc[i].size(), s.to + i, n));
+    if (mark[s.to + i] == call)
+      return fail(s.op, formatv("call {0}: {1} writes output element {2} "
+                                "a second time",
+                                call, who(me), s.to + i));
+    out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
+    mark[s.to + i] = call;
+    writtenBy[agent.rank][s.to + i] = me;
+  }
+  agent.acc.erase(s.accIndex);
+  return true;
 }
 
 bool ProgramSimulator::stepHost(int rank) {
@@ -1057,22 +1247,12 @@ std::string ProgramSimulator::blockedOn(const Agent &agent) {
 }
 
 bool ProgramSimulator::reportDeadlock() {
-  Failure f;
-  for (Agent &agent : agents) {
-    if (agent.done() || canStepImpl(agent.rank * W + agent.worker))
-      continue;
-    Operation *op = agent.next().op;
-    if (!f.op) {
-      f.op = op;
-      f.message = "deadlock: no rank can make progress; " + blockedOn(agent);
-    } else if (f.notes.size() < 8) {
-      f.notes.push_back({op, blockedOn(agent)});
-    }
-  }
-  if (!f.op)
-    f = Failure{program.getOperation(), "deadlock: no rank can make progress",
-                {}};
-  failure = std::move(f);
+  failure = deadlockOf(
+      agents,
+      [&](Agent &agent) {
+        return !agent.done() && !canStepImpl(agent.rank * W + agent.worker);
+      },
+      [&](Agent &agent) { return blockedOn(agent); }, program.getOperation());
   return false;
 }
 
@@ -1138,15 +1318,40 @@ std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
   case PStep::Rearm:
     unitTouch(false, a.rank, s.peer, writeInfo(false, a.rank, s.peer));
     break;
+  case PStep::SpecRead:
+    // Not a race the search reverses: Validate checks both contents the
+    // load could return (snapshot `stale`), and either outcome ends in
+    // this call's write, accepted at a step ordered after it (below).
+    break;
+  case PStep::Validate:
+    // Accepting a unit is a wait that found it ready.
+    for (const auto &[key, snap] : a.snaps) {
+      PStep view = s;
+      view.peer = key.first;
+      view.unit = key.second;
+      view.count = snap.count;
+      if (!snap.validated && !snap.failed && passes(snap, s, view))
+        t.push_back({objectId({UnitObj, a.rank, s.slot, key.first,
+                               key.second, 0, 0}),
+                     kWrite, s.epoch});
+    }
+    break;
+  case PStep::Settle: {
+    auto snap = a.snaps.find({s.peer, s.unit});
+    if (snap != a.snaps.end() && snap->second.failed)
+      unitTouch(false, a.rank, s.peer, s.epoch);
+    break;
+  }
+  case PStep::Use:
+    // The agent's own snapshot and outputs only.
+    break;
   }
   return t;
 }
 
 bool ProgramSimulator::coEnabled(const Access &before, int proc,
                                  const Touch &now) const {
-  int na = agents.size();
-  auto rankOf = [&](int id) { return id < na ? agents[id].rank : id - na; };
-  if ((before.proc >= na) != (proc >= na) && rankOf(before.proc) == rankOf(proc))
+  if (hostAndOwnAgent(agents, before.proc, proc))
     return false;
   int kind = objectKind(now.object);
   if ((kind == UnitObj || kind == WordObj) && now.info > 0 && before.info < 0) {
@@ -1161,7 +1366,8 @@ LogicalResult ProgramSimulator::run(SimStats *stats) {
   auto report = [&]() {
     InFlightDiagnostic diag =
         failure->op->emitError()
-        << "simulation of the " << encodingName(encoding)
+        << "simulation of the " << (speculate ? "speculative " : "")
+        << encodingName(encoding)
         << " program of @" << collective.getSymName() << " (" << describe(o)
         << " slots=" << slots << ") failed: " << failure->message;
     for (auto &[op, text] : failure->notes)
@@ -1182,50 +1388,21 @@ LogicalResult ProgramSimulator::run(SimStats *stats) {
     if (!ok)
       return report();
   } else {
+    auto rankOf = [&](int id) { return rankOfProcess(agents, id); };
+    // Consumers first: the highest rank that can move, its CTAs then host.
+    auto preferred = [&]() {
+      for (int r = n - 1; r >= 0; --r)
+        for (int id = 0; id < total; ++id)
+          if (rankOf(id) == r && canStepImpl(id))
+            return id;
+      return -1;
+    };
     int current = -1;
     std::vector<int> candidates;
     while (!allFinished()) {
-      int chosen = -1;
-      if (o.strategy == Strategy::RunToBlock && current >= 0 &&
-          canStepImpl(current))
-        chosen = current;
-      auto rankOf = [&](int id) {
-        return id < static_cast<int>(agents.size()) ? agents[id].rank
-                                                    : id - static_cast<int>(agents.size());
-      };
-      if (chosen < 0 && o.strategy == Strategy::RoundRobin) {
-        for (int i = 1; i <= total && chosen < 0; ++i)
-          if (canStepImpl((current + i + total) % total))
-            chosen = (current + i + total) % total;
-      } else if (chosen < 0 && o.strategy == Strategy::ConsumersFirst &&
-                 rng() % 4 != 0) {
-        for (int r = n - 1; r >= 0 && chosen < 0; --r)
-          for (int id = 0; id < total && chosen < 0; ++id)
-            if (rankOf(id) == r && canStepImpl(id))
-              chosen = id;
-      } else if (chosen < 0 && o.strategy == Strategy::StarveRank) {
-        int victim = static_cast<int>(o.seed % n);
-        std::vector<int> others;
-        for (int id = 0; id < total; ++id)
-          if (rankOf(id) != victim && canStepImpl(id))
-            others.push_back(id);
-        if (!others.empty())
-          chosen = others[rng() % others.size()];
-      }
-      if (chosen < 0) {
-        candidates.resize(total);
-        for (int i = 0; i < total; ++i)
-          candidates[i] = i;
-        while (chosen < 0 && !candidates.empty()) {
-          size_t i = rng() % candidates.size();
-          if (canStepImpl(candidates[i]))
-            chosen = candidates[i];
-          else {
-            candidates[i] = candidates.back();
-            candidates.pop_back();
-          }
-        }
-      }
+      int chosen = pickNext(
+          o, rng, current, total, [&](int id) { return canStepImpl(id); },
+          rankOf, preferred, candidates);
       if (chosen < 0)
         return reportDeadlock(), report();
       current = chosen;
@@ -1235,23 +1412,14 @@ LogicalResult ProgramSimulator::run(SimStats *stats) {
     if (!checkEnd())
       return report();
   }
-  if (stats) {
-    stats->steps += statistics.steps;
-    stats->actions += statistics.actions;
-    stats->elements += statistics.elements;
-    stats->states += statistics.states;
-    stats->traces += statistics.traces;
-  }
+  addStats(stats, statistics);
   return success();
 }
 
 LogicalResult interp::simulateProgram(snac::ProgramOp program,
                                       const SimOptions &options,
                                       SimStats *stats) {
-  auto module = program->getParentOfType<ModuleOp>();
-  auto collective =
-      module ? module.lookupSymbol<coll::CollectiveOp>(program.getCollective())
-             : coll::CollectiveOp();
+  auto collective = collectiveNextTo(program, program.getCollective());
   if (!collective)
     return program.emitError()
            << "no coll.collective named @" << program.getCollective()

@@ -4,6 +4,8 @@
 #include "collc/Interpreter/Passes.h"
 #include "collc/Interpreter/Verify.h"
 
+#include "Common.h"
+
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -23,11 +25,35 @@ using namespace collc::interp;
 
 namespace {
 
+/// Every (a, b) of two lists, a major.
+SmallVector<std::pair<int, int>> pairs(ArrayRef<int> as, ArrayRef<int> bs) {
+  SmallVector<std::pair<int, int>> all;
+  for (int a : as)
+    for (int b : bs)
+      all.push_back({a, b});
+  return all;
+}
+
 struct SnacSimulatePass
     : public collc::interp::impl::SnacSimulateBase<SnacSimulatePass> {
   using Base::Base;
 
   SmallVector<int64_t> worldSizes;
+
+  /// One seeded run of the (world size, shape, seed) grid: types and
+  /// strategies rotate across it.
+  SimOptions seeded(ArrayRef<sim::ElemType> types, size_t ni, int64_t n,
+                    size_t si, sim::Shape shape, unsigned seed) {
+    SimOptions o;
+    o.worldSize = n;
+    o.shape = shape;
+    o.type = types[(seed + si + ni) % types.size()];
+    o.seed = 1 + seed + 100 * si + 10000 * n;
+    o.calls = calls;
+    o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
+    o.count = count;
+    return o;
+  }
 
   /// Every world size x 1 and 2 chunks per partition x shape x slot count,
   /// each in every interleaving.
@@ -69,23 +95,27 @@ struct SnacSimulatePass
   /// one program, once per encoding.
   LogicalResult runProgram(ModuleOp module, snac::ProgramOp program,
                            ArrayRef<int> encodingList,
+                           ArrayRef<int> speculateList,
                            ArrayRef<sim::Shape> shapeList) {
-    auto collective =
-        module.lookupSymbol<coll::CollectiveOp>(program.getCollective());
+    auto collective = collectiveNextTo(program, program.getCollective());
     if (!collective)
       return program.emitError() << "no coll.collective named @"
                                  << program.getCollective();
-    SmallVector<sim::ElemType> types;
-    for (Attribute t : collective.getElementTypes())
-      if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
-        types.push_back(*e);
-    if (types.empty())
-      types.push_back(sim::ElemType::F32);
-    for (int encoding : encodingList) {
+    std::vector<sim::ElemType> types = elemTypesOf(collective);
+    for (auto [encoding, speculate] : pairs(encodingList, speculateList)) {
+      int e = encoding >= 0 ? encoding
+                            : static_cast<int>(program.getEncoding());
+      // Flag never speculates: one run of it, under the first setting.
+      if (e == 0 && speculate != speculateList.front())
+        continue;
+      bool speculative =
+          e != 0 && (speculate >= 0 ? speculate == 1
+                                    : program.getPolicy().getSpeculate());
       SimStats stats;
       unsigned runs = 0;
       auto one = [&](SimOptions o) {
         o.encoding = encoding;
+        o.speculate = speculate;
         o.workers = workers;
         o.specialInputs = inputs == "special" ||
                           (inputs == "mixed" && runs % 2 == 1);
@@ -127,24 +157,15 @@ struct SnacSimulatePass
           // NVL72 scale keeps the library's simulation fast.
           unsigned programSeeds = n >= 32 ? 1 : seeds.getValue();
           for (unsigned seed = 0; seed < programSeeds; ++seed) {
-            SimOptions o;
-            o.worldSize = n;
-            o.shape = shape;
-            o.type = types[(seed + si + ni) % types.size()];
-            o.seed = 1 + seed + 100 * si + 10000 * n;
-            o.calls = calls;
-            o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
-            o.count = count;
+            SimOptions o = seeded(types, ni, n, si, shape, seed);
             if (failed(one(o)))
               return failure();
           }
         }
       if (report) {
         const char *names[] = {"flag", "ll16", "sentinel"};
-        int e = encoding >= 0 ? encoding
-                              : static_cast<int>(program.getEncoding());
         llvm::outs() << llvm::formatv(
-            "{0} program @{1} ({2}): {3} runs ok ({4} calls each; {5} "
+            "{0} program @{1} ({2}{7}): {3} runs ok ({4} calls each; {5} "
             "{6})\n",
             exhaustive ? "exhaustive" : "simulate", collective.getSymName(),
             names[e], runs, calls.getValue(),
@@ -152,7 +173,8 @@ struct SnacSimulatePass
             exhaustive ? llvm::formatv("states, {0} interleavings",
                                        stats.traces)
                              .str()
-                       : std::string("steps"));
+                       : std::string("steps"),
+            speculative ? ", speculative" : "");
       }
     }
     return success();
@@ -204,30 +226,36 @@ struct SnacSimulatePass
     }
     if (encodingList.empty())
       encodingList.push_back(-1);
+    SmallVector<int> speculateList;
+    for (const std::string &v : speculate) {
+      if (v != "on" && v != "off") {
+        module.emitError() << "unknown speculation setting '" << v
+                           << "'; expected on or off";
+        return signalPassFailure();
+      }
+      speculateList.push_back(v == "on");
+    }
+    if (speculateList.empty())
+      speculateList.push_back(-1);
     for (auto program : module.getOps<snac::ProgramOp>()) {
       if (gate) {
         if (failed(verifyProgram(program, report ? &llvm::outs() : nullptr)))
           return signalPassFailure();
         continue;
       }
-      if (failed(runProgram(module, program, encodingList, shapeList)))
+      if (failed(runProgram(module, program, encodingList, speculateList,
+                            shapeList)))
         return signalPassFailure();
     }
 
     for (auto schedule : module.getOps<snac::ScheduleOp>()) {
-      auto collective =
-          module.lookupSymbol<coll::CollectiveOp>(schedule.getCollective());
+      auto collective = collectiveNextTo(schedule, schedule.getCollective());
       if (!collective) {
         schedule.emitError() << "no coll.collective named @"
                              << schedule.getCollective();
         return signalPassFailure();
       }
-      SmallVector<sim::ElemType> types;
-      for (Attribute t : collective.getElementTypes())
-        if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
-          types.push_back(*e);
-      if (types.empty())
-        types.push_back(sim::ElemType::F32);
+      std::vector<sim::ElemType> types = elemTypesOf(collective);
       SimStats stats;
       unsigned runs = 0;
       if (exhaustive) {
@@ -244,14 +272,7 @@ struct SnacSimulatePass
       for (auto [ni, n] : llvm::enumerate(worldSizes)) {
         for (auto [si, shape] : llvm::enumerate(shapeList)) {
           for (unsigned seed = 0; seed < seeds; ++seed) {
-            SimOptions o;
-            o.worldSize = n;
-            o.shape = shape;
-            o.type = types[(seed + si + ni) % types.size()];
-            o.seed = 1 + seed + 100 * si + 10000 * n;
-            o.calls = calls;
-            o.strategy = static_cast<Strategy>((seed + ni) % kNumStrategies);
-            o.count = count;
+            SimOptions o = seeded(types, ni, n, si, shape, seed);
             o.chunkBytes = chunkBytes;
             o.stagingSlots = stagingSlots == -2 ? (seed % 2 ? 2 : -1)
                                                 : stagingSlots.getValue();

@@ -11,6 +11,8 @@
 
 #include "collc/Interpreter/Interpreter.h"
 
+#include "Common.h"
+
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -26,24 +28,11 @@ using namespace collc::interp;
 
 namespace {
 
-/// The first error a simulation reports, with its notes, kept instead of
-/// printed so that it can be re-issued at the collective.
-struct Finding {
-  Location loc;
-  std::string message;
-  std::vector<std::pair<Location, std::string>> notes;
-};
-
 /// The runs of one schedule: world sizes 2 and 3, two seeds, the schedule's
 /// own slot count and 1 and 2; shapes, types and strategies rotate.
 std::vector<SimOptions> configurations(snac::ScheduleOp schedule,
                                        coll::CollectiveOp collective) {
-  std::vector<sim::ElemType> types;
-  for (Attribute t : collective.getElementTypes())
-    if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
-      types.push_back(*e);
-  if (types.empty())
-    types.push_back(sim::ElemType::F32);
+  std::vector<sim::ElemType> types = elemTypesOf(collective);
   std::vector<SimOptions> runs;
   int64_t own = schedule.getStagingSlots();
   SmallVector<int64_t, 3> slotCounts = {own};
@@ -71,10 +60,11 @@ std::vector<SimOptions> configurations(snac::ScheduleOp schedule,
   return runs;
 }
 
-/// Runs `simulation`, keeping its first error (and notes) in `finding`
-/// instead of printing it.
-LogicalResult capture(MLIRContext *context, std::optional<Finding> &finding,
-                      llvm::function_ref<LogicalResult()> simulation) {
+} // namespace
+
+LogicalResult interp::capture(MLIRContext *context,
+                              std::optional<Finding> &finding,
+                              llvm::function_ref<LogicalResult()> simulation) {
   ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
     if (diag.getSeverity() != DiagnosticSeverity::Error || finding)
       return success();
@@ -86,14 +76,29 @@ LogicalResult capture(MLIRContext *context, std::optional<Finding> &finding,
   return simulation();
 }
 
-/// Attaches the interpreter's finding to a refusal at the collective.
-void refuse(InFlightDiagnostic &&error, const std::optional<Finding> &finding) {
+void interp::refuse(InFlightDiagnostic &&error,
+                    const std::optional<Finding> &finding) {
   if (!finding)
     return;
   error.attachNote(finding->loc) << finding->message;
   for (auto &[loc, text] : finding->notes)
     error.attachNote(loc) << text;
 }
+
+double interp::countVerified(VerifyStats *stats, size_t runs,
+                             std::chrono::steady_clock::time_point start) {
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  if (stats) {
+    ++stats->schedules;
+    stats->runs += runs;
+    stats->seconds += seconds;
+  }
+  return seconds;
+}
+
+namespace {
 
 /// Beyond verifyProgram's runs: every interleaving at 2 ranks of three calls
 /// whose middle one is empty, where only padding units travel. A padding
@@ -132,8 +137,7 @@ LogicalResult interp::verifyBeforeEmit(ModuleOp module, raw_ostream *report,
                                        VerifyStats *stats) {
   bool ok = true;
   for (auto schedule : module.getOps<snac::ScheduleOp>()) {
-    auto collective =
-        module.lookupSymbol<coll::CollectiveOp>(schedule.getCollective());
+    auto collective = collectiveNextTo(schedule, schedule.getCollective());
     if (!collective)
       return schedule.emitError()
              << "no coll.collective named @" << schedule.getCollective()
@@ -161,14 +165,7 @@ LogicalResult interp::verifyBeforeEmit(ModuleOp module, raw_ostream *report,
       ok = false;
       continue;
     }
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-    if (stats) {
-      ++stats->schedules;
-      stats->runs += runs.size();
-      stats->seconds += seconds;
-    }
+    double seconds = countVerified(stats, runs.size(), start);
     if (report)
       *report << llvm::formatv("verified @{0}: {1} simulations in {2:F1} ms\n",
                                collective.getSymName(), runs.size(),
@@ -182,8 +179,7 @@ LogicalResult interp::verifyBeforeEmit(ModuleOp module, raw_ostream *report,
       ok = false;
       continue;
     }
-    auto collective =
-        module.lookupSymbol<coll::CollectiveOp>(program.getCollective());
+    auto collective = collectiveNextTo(program, program.getCollective());
     if (failed(verifyPadding(program, collective)))
       ok = false;
   }

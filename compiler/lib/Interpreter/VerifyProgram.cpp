@@ -11,6 +11,8 @@
 
 #include "collc/Interpreter/Interpreter.h"
 
+#include "Common.h"
+
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -26,20 +28,12 @@ using namespace collc::interp;
 
 LogicalResult interp::verifyProgram(snac::ProgramOp program,
                                     raw_ostream *report, VerifyStats *stats) {
-  auto module = program->getParentOfType<ModuleOp>();
-  auto collective =
-      module ? module.lookupSymbol<coll::CollectiveOp>(program.getCollective())
-             : coll::CollectiveOp();
+  auto collective = collectiveNextTo(program, program.getCollective());
   if (!collective)
     return program.emitError()
            << "no coll.collective named @" << program.getCollective()
            << " next to this program";
-  std::vector<sim::ElemType> types;
-  for (Attribute t : collective.getElementTypes())
-    if (auto e = elemTypeOf(cast<TypeAttr>(t).getValue()))
-      types.push_back(*e);
-  if (types.empty())
-    types.push_back(sim::ElemType::F32);
+  std::vector<sim::ElemType> types = elemTypesOf(collective);
 
   auto start = std::chrono::steady_clock::now();
   std::vector<SimOptions> runs;
@@ -71,48 +65,22 @@ LogicalResult interp::verifyProgram(snac::ProgramOp program,
     runs.push_back(o);
   }
 
-  struct Finding {
-    Location loc;
-    std::string message;
-    std::vector<std::pair<Location, std::string>> notes;
-  };
   for (const SimOptions &o : runs) {
     std::optional<Finding> finding;
-    {
-      ScopedDiagnosticHandler capture(
-          program.getContext(), [&](Diagnostic &diag) {
-            if (diag.getSeverity() != DiagnosticSeverity::Error || finding)
-              return success();
-            finding = Finding{diag.getLocation(), diag.str(), {}};
-            for (Diagnostic &note : diag.getNotes())
-              finding->notes.push_back({note.getLocation(), note.str()});
-            return success();
-          });
-      if (succeeded(simulateProgram(program, o)))
-        continue;
-    }
-    InFlightDiagnostic error =
-        collective.emitError()
-        << "refusing to emit the " << stringifyEncoding(program.getEncoding())
-        << " program of @" << collective.getSymName()
-        << ": it fails verification in the reference interpreter ("
-        << describe(o) << "); this is a collc bug, please report it with "
-                          "this spec";
-    if (finding) {
-      error.attachNote(finding->loc) << finding->message;
-      for (auto &[loc, text] : finding->notes)
-        error.attachNote(loc) << text;
-    }
+    if (succeeded(capture(program.getContext(), finding,
+                          [&] { return simulateProgram(program, o); })))
+      continue;
+    refuse(collective.emitError()
+               << "refusing to emit the "
+               << stringifyEncoding(program.getEncoding()) << " program of @"
+               << collective.getSymName()
+               << ": it fails verification in the reference interpreter ("
+               << describe(o)
+               << "); this is a collc bug, please report it with this spec",
+           finding);
     return failure();
   }
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  if (stats) {
-    ++stats->schedules;
-    stats->runs += runs.size();
-    stats->seconds += seconds;
-  }
+  double seconds = countVerified(stats, runs.size(), start);
   if (report)
     *report << llvm::formatv("verified the {0} program of @{1}: {2} "
                              "simulations in {3:F1} ms\n",

@@ -166,6 +166,12 @@ cl::list<std::string> simEncodings(
     cl::desc("With --simulate: simulate every program once per encoding "
              "forced (flag, ll16, sentinel; default: each program's own)"),
     cl::CommaSeparated, cl::cat(simCategory));
+cl::list<std::string> simSpeculate(
+    "sim-speculate",
+    cl::desc("With --simulate: simulate every ll16 and sentinel program "
+             "once per speculation setting forced (on, off; default: each "
+             "program's own)"),
+    cl::CommaSeparated, cl::cat(simCategory));
 cl::opt<uint64_t> simBudget(
     "sim-budget",
     cl::desc("With --sim-exhaustive: states per run before the run fails"),
@@ -458,6 +464,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
       options.exhaustive = simExhaustive;
       options.budget = simBudget;
       options.encodings.assign(simEncodings.begin(), simEncodings.end());
+      options.speculate.assign(simSpeculate.begin(), simSpeculate.end());
       options.report = true;
       pm.addPass(interp::createSnacSimulate(options));
     }

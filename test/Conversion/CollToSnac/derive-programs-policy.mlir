@@ -1,8 +1,12 @@
 // RUN: collc-opt %s --coll-derive-programs | FileCheck %s --implicit-check-not="snac.program for"
 // RUN: collc-opt %s --coll-derive-programs="slots=4 protocol=flag one-hop-max-bytes=4096 ll16-max-bytes=1024" | FileCheck %s --check-prefix=OPTS
+// RUN: collc-opt %s --coll-derive-programs="speculate=false" | FileCheck %s --check-prefix=NOSPEC
 // RUN: not collc-opt %s --coll-derive-programs="slots=1" 2>&1 | FileCheck %s --check-prefix=SLOTS
 // RUN: not collc-opt %s --coll-derive-programs="protocol=smoke" 2>&1 | FileCheck %s --check-prefix=PROTO
 
+// Speculation is the derivation's choice (ll16, sentinel); off for the
+// ablation, and never printed when off.
+// NOSPEC-NOT: speculate
 // SLOTS: error: coll-derive-programs: slots must be at least 2, got 1
 // PROTO: error: coll-derive-programs: unknown protocol 'smoke'; expected flag, ll16, sentinel or auto
 
@@ -11,8 +15,8 @@
 module attributes {coll.policy = {protocol = "sentinel"}} {
 
 // From the file: sentinel.
-// CHECK-LABEL: snac.program for @file_protocol variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true>
-// OPTS-LABEL:  snac.program for @file_protocol variant one_shot policy #snac.policy<encoding = sentinel, slots = 4, band = [0, 4096], ctas = 0, threads = 0, grain = 0, pdl = true>
+// CHECK-LABEL: snac.program for @file_protocol variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true, speculate = true>
+// OPTS-LABEL:  snac.program for @file_protocol variant one_shot policy #snac.policy<encoding = sentinel, slots = 4, band = [0, 4096], ctas = 0, threads = 0, grain = 0, pdl = true, speculate = true>
 coll.collective @file_protocol types [bf16] ranks [2] {
   coll.transform copy packed -> scattered
 }

@@ -8,7 +8,7 @@
 
 // AllGather: the packed input to every rank; source p's region into
 // output partition p.
-// CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
+// CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true, speculate = true> {
 // CHECK-NEXT:  ^bb0(%rank: index, %n: index):
 // CHECK-NEXT:    snac.program_buffer @input input packed sizes row
 // CHECK-NEXT:    snac.program_buffer @output output scattered sizes column

@@ -7,6 +7,21 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots 
 
 // -----
 
+// A flag orders what was written before it, not a payload loaded before it.
+// expected-error@+1 {{policy speculate needs ll16 or sentinel readiness: a flag does not validate a payload loaded before it}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, speculate = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{expected 'true' or 'false', got 'maybe'}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, speculate = maybe> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
 // expected-error@+1 {{policy band [64, 63] is not a range of byte counts}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [64, 63], ctas = 0, threads = 0, grain = 0, pdl = false> {
 ^bb0(%r: index, %n: index):

@@ -76,3 +76,35 @@ snac.schedule for @all_gather chunk_bytes 64 staging_slots 2 {
   ^bb0(%r: index, %n: index, %root: index):
   }
 }
+
+// Speculative takes: printed only when true.
+// CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 1024], ctas = 0, threads = 0, grain = 0, pdl = false, speculate = true> {
+snac.program for @all_gather variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 1024], ctas = 0, threads = 0, grain = 0, pdl = false, speculate = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  scf.for %p = %c0 to %n step %c1 {
+    snac.take @rx[%e, %p] -> @output[%p]
+  }
+}
+
+// Speculation off is the default and is not printed.
+// CHECK-LABEL: snac.program for @all_gather_off variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 1024], ctas = 0, threads = 0, grain = 0, pdl = false> {
+snac.program for @all_gather_off variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 1024], ctas = 0, threads = 0, grain = 0, pdl = false, speculate = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  scf.for %p = %c0 to %n step %c1 {
+    snac.take @rx[%e, %p] -> @output[%p]
+  }
+}

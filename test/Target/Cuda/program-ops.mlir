@@ -17,7 +17,7 @@
 // CHECK-NEXT:                                         collc::prog::Sizes<2> sizes) {
 // CHECK-NEXT:   using namespace collc::prog;
 // CHECK-NEXT:   Program<__nv_bfloat16, 2, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/131072,
-// CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1> g(p, rx, sizes);
+// CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1, /*Speculate=*/false> g(p, rx, sizes);
 // CHECK-NEXT:   g.wait_previous();
 // CHECK-NEXT:   const Epoch e = g.epoch();
 // CHECK-NEXT:   g.put(/*op=*/0, e, g.input(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0), kAllRanks);
@@ -54,7 +54,7 @@ snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll1
 // CHECK:      extern "C" __global__ void __launch_bounds__(256, 1)
 // CHECK-NEXT: collc_all_to_all_v__one_shot_sentinel_f16_n4(collcProgramParams p, collc::prog::Peers<4> rx,
 // CHECK:        Program<__half, 4, Encoding::sentinel, /*Slots=*/4, /*RegionBytes=*/1024,
-// CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1> g(p, rx, sizes);
+// CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/true> g(p, rx, sizes);
 // CHECK-NEXT:   const Epoch e = g.epoch();
 // CHECK-NEXT:   for (long long v0 = 0; v0 < 4; v0 += 1) {
 // CHECK-NEXT:     g.put(/*op=*/0, e, g.input(/*part=*/v0), g.count(/*producer=*/g.rank(), /*part=*/v0), v0);
@@ -67,7 +67,7 @@ snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll1
 coll.collective @all_to_all_v types [f16] ranks [4] {
   coll.transform copy scattered_v -> transposed_v
 }
-snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = sentinel, slots = 4, band = [1, 1024], ctas = 2, threads = 256, grain = 16, pdl = false> {
+snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = sentinel, slots = 4, band = [1, 1024], ctas = 2, threads = 256, grain = 16, pdl = false, speculate = true> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input scattered_v sizes row
   snac.program_buffer @output output transposed_v sizes column
@@ -90,7 +90,7 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = s
 // CHECK-LABEL: //===- @all_gather: one_shot program, flag, band [0, 4096] bytes -===//
 // CHECK:      collc_all_gather__one_shot_flag_f32_n3(collcProgramParams p, collc::prog::Peers<3> rx,
 // CHECK:        Program<float, 3, Encoding::flag, /*Slots=*/2, /*RegionBytes=*/4160,
-// CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1> g(p, rx, sizes);
+// CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1, /*Speculate=*/false> g(p, rx, sizes);
 // CHECK-NEXT:   const long long v0 = 3 - 1;
 // CHECK-NEXT:   const long long v1 = v0 * 1;
 // CHECK-NEXT:   const long long v2 = v1 + 1;
@@ -133,7 +133,7 @@ snac.program for @all_gather variant one_shot policy #snac.policy<encoding = fla
 // in LL16 packets).
 // CHECK-LABEL: //===- @reduce_scatter: one_shot program, ll16, band [0, 0] bytes -===//
 // CHECK:        Program<float, 2, Encoding::ll16, /*Slots=*/3, /*RegionBytes=*/32,
-// CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/2> g(p, rx, sizes);
+// CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/2, /*Speculate=*/false> g(p, rx, sizes);
 // CHECK:        g.reduce_take<Reduction::sum>(/*op=*/2, e, g.output(/*part=*/0), g.count(/*producer=*/0, /*part=*/g.rank()));
 // CHECK-NEXT:   g.reduce_take<Reduction::max>(/*op=*/3,
 // CHECK-NEXT:   g.reduce_take<Reduction::min>(/*op=*/4,

@@ -3,7 +3,8 @@
 // PTX: every encoding, copies and a reduction, fp8 and bf16. PDL only from
 // sm_90 on (program.cuh makes wait_previous and launch_dependents nothing
 // on sm_80); the LL16 path is one 16-byte store per packet, the flag path
-// a system-scope ready word.
+// a system-scope ready word. The ll16 and sentinel programs speculate (the
+// readiness-first paths compile in device-headers.test).
 // RUN: collc-translate --snac-to-ptx --cuda-target=sm_80 %s -o %t.sm80.ptx
 // RUN: FileCheck %s --implicit-check-not=griddepcontrol < %t.sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
@@ -24,7 +25,7 @@
 coll.collective @all_reduce types [bf16] ranks [2] {
   coll.transform reduce<sum> packed -> packed
 }
-snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true, speculate = true> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input packed sizes row
   snac.program_buffer @output output packed sizes row
@@ -39,7 +40,7 @@ snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll1
 coll.collective @all_to_all types [f8E4M3FN] ranks [4] {
   coll.transform copy scattered -> transposed
 }
-snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 8192], ctas = 4, threads = 256, grain = 16, pdl = true> {
+snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 8192], ctas = 4, threads = 256, grain = 16, pdl = true, speculate = true> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input scattered sizes row
   snac.program_buffer @output output transposed sizes column

@@ -78,6 +78,10 @@ struct SimOptions {
   /// Programs: the readiness encoding simulated, a COLLC_ENCODING_* value
   /// (0 flag, 1 ll16, 2 sentinel); negative keeps the program's policy.
   int encoding = -1;
+  /// Programs: 1 speculative takes (load every unit of a step, compute,
+  /// then validate), 0 readiness first; negative keeps the policy's. The
+  /// flag encoding never speculates (its flag validates no earlier load).
+  int speculate = -1;
   /// Programs: CTAs per rank in the model. Each is an agent that takes
   /// every `workers`-th unit (flag: warp segment) of every op, so that one
   /// CTA of a rank can run ahead of another.
@@ -127,9 +131,11 @@ mlir::LogicalResult simulate(snac::ScheduleOp schedule,
 /// call counter) for N ranks, and checks outputs bitwise against the
 /// collective's definition (its sibling coll.collective, through collc/Sim),
 /// that every accepted unit is of the current call and from the right
-/// source, that no unit is overwritten before its consumer accepted it (the
-/// reuse proof of the slots), that a later call's packet is a sequence
-/// error, and progress. Emits an error at the offending op and fails on the
+/// source (with speculation: on the snapshot a read loaded, which may be
+/// stale, so that every accepted read must have been validated), that no
+/// unit is overwritten before its consumer accepted it (the reuse proof of
+/// the slots), that a later call's packet is a sequence error, and
+/// progress. Emits an error at the offending op and fails on the
 /// first problem found.
 mlir::LogicalResult simulateProgram(snac::ProgramOp program,
                                     const SimOptions &options,

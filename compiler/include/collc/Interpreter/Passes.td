@@ -26,7 +26,8 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
     calls each; a run that visits more than `budget` states fails.
 
     Every snac.program runs the same way (world sizes x shapes x seeds, or
-    exhaustively), once per encoding in `encodings` (default: the policy's),
+    exhaustively), once per encoding in `encodings` (default: the policy's)
+    and speculation setting in `speculate` (default: the policy's),
     with `workers` CTAs per rank, random and special inputs alternating by
     seed (`inputs`), and receive slots from `staging-slots` when it is a
     count. In the exhaustive mode its calls carry one unit and `workers + 1`
@@ -55,6 +56,9 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
     ListOption<"encodings", "encodings", "std::string",
                "Programs: encodings to force (flag, ll16, sentinel; default: "
                "the policy's)">,
+    ListOption<"speculate", "speculate", "std::string",
+               "Programs: speculation to force (on, off; default: the "
+               "policy's; flag never speculates, so it runs once, off)">,
     Option<"workers", "workers", "int", /*default=*/"2",
            "Programs: CTAs per rank in the model">,
     Option<"inputs", "inputs", "std::string", /*default=*/"\"mixed\"",

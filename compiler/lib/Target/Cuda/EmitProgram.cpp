@@ -320,10 +320,11 @@ void ProgramEmitter::emitKernel(const std::string &name,
   // geometry whose offsets differ from the device API's default.
   bool outputByRow =
       !output.isPacked() && output.getSizes() == snac::SizeSide::row;
-  os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}{2}> g(p, rx, "
-                "sizes);\n",
+  os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}, "
+                "/*Speculate=*/{2}{3}> g(p, rx, sizes);\n",
                 program.isInputPacked() ? "true" : "false",
                 policy.getGrain() / unitBytes(policy.getEncoding()),
+                policy.getSpeculate() ? "true" : "false",
                 outputByRow ? ", /*OutputByRow=*/true" : "");
   emitBlock(program.getBody().front(), 1);
   os << "  g.finish(e);\n}\n\n";
@@ -397,6 +398,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
       p.slots = policy.getSlots();
       p.regionBytes = regionBytes(program, n);
       p.inputPacked = program.isInputPacked();
+      p.speculate = policy.getSpeculate();
       info.program = p;
       kernels->push_back(std::move(info));
     }

@@ -153,7 +153,8 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                  collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
             {"rx_fill", collcRxFillByte(enc)},
             {"counter_words", k.grid},
-            {"input_packed", p.inputPacked}};
+            {"input_packed", p.inputPacked},
+            {"speculate", p.speculate}};
         addResources(j, image, k);
         kernels.push_back(j);
         continue;

@@ -185,9 +185,13 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
     after = schedule;
   b.setInsertionPointAfter(after);
 
-  auto policy = snac::PolicyAttr::get(
-      ctx, *encodingOf(proto, hi, ll16MaxBytes), slots, /*bandLo=*/0, hi, ctas,
-      /*threads=*/0, /*grain=*/0, /*pdl=*/true);
+  snac::Encoding encoding = *encodingOf(proto, hi, ll16MaxBytes);
+  // ll16 and sentinel units validate themselves, so loading before
+  // validating is sound there; a flag would not validate such a load.
+  bool spec = speculate && encoding != snac::Encoding::flag;
+  auto policy = snac::PolicyAttr::get(ctx, encoding, slots, /*bandLo=*/0, hi,
+                                      ctas, /*threads=*/0, /*grain=*/0,
+                                      /*pdl=*/true, spec);
   auto program = snac::ProgramOp::create(
       b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
       snac::VariantAttr::get(ctx, snac::Variant::one_shot), policy);

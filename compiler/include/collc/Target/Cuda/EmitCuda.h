@@ -72,6 +72,8 @@ struct ProgramInfo {
   int64_t regionBytes = 0;
   /// Whether the size vector describes a packed input (else scattered).
   bool inputPacked = true;
+  /// Speculative takes (load, compute, then validate; ll16 and sentinel).
+  bool speculate = false;
 };
 
 /// What the runtime needs to launch one generated kernel.

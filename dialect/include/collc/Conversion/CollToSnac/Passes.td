@@ -65,7 +65,8 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     The rules are keyed on layouts, consume op and root only. Policy:
     `protocol` (the encoding; `auto` picks by band), `one_hop_max_bytes`
     (the band's `hi`; 0: no program) and `ctas` (the CTA budget) from the
-    spec, the options below otherwise.
+    spec, the options below otherwise. Speculation is the derivation's
+    choice (option `speculate`): on for ll16 and sentinel, never for flag.
   }];
   let options = [
     Option<"slots", "slots", "int64_t", /*default=*/"2",
@@ -82,7 +83,10 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",
-           "auto picks ll16 for a band whose hi is at most this, flag above">
+           "auto picks ll16 for a band whose hi is at most this, flag above">,
+    Option<"speculate", "speculate", "bool", /*default=*/"true",
+           "speculative takes (load and compute, then validate) for the ll16 "
+           "and sentinel encodings; off: readiness first (the ablation)">
   ];
   let dependentDialects = [
     "::collc::snac::SnacDialect", "::mlir::arith::ArithDialect",

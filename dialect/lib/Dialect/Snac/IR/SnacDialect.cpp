@@ -12,7 +12,7 @@ using namespace collc::snac;
 
 #include "collc/Dialect/Snac/IR/SnacOpsDialect.cpp.inc"
 
-/// `true` or `false` (a policy's `pdl`).
+/// `true` or `false` (a policy's `pdl` and `speculate`).
 static ParseResult parseBool(AsmParser &parser, bool &value) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
@@ -48,9 +48,17 @@ void SnacDialect::initialize() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 Encoding, int64_t slots, int64_t bandLo,
-                                 int64_t bandHi, int64_t ctas, int64_t threads,
-                                 int64_t grain, bool) {
+                                 Encoding encoding, int64_t slots,
+                                 int64_t bandLo, int64_t bandHi, int64_t ctas,
+                                 int64_t threads, int64_t grain, bool,
+                                 bool speculate) {
+  // A flag orders the data written before it, not a payload loaded before
+  // the flag was: validating such a load needs a timing assumption (SiFAR
+  // 8.1). ll16 and sentinel units carry their own readiness.
+  if (speculate && encoding == Encoding::flag)
+    return emitError() << "policy speculate needs ll16 or sentinel "
+                          "readiness: a flag does not validate a payload "
+                          "loaded before it";
   // One slot would be rewritten by the next call while a slow consumer
   // still reads it: the reuse argument needs the call in between.
   if (slots < 2)

@@ -76,7 +76,8 @@ struct SnacAssignWorkPass
                                    std::min<int64_t>(2, maxCtas), maxCtas);
       program.setPolicyAttr(PolicyAttr::get(
           &getContext(), p.getEncoding(), p.getSlots(), p.getBandLo(),
-          p.getBandHi(), ctas, thr, grain, p.getPdl() && anyPdl));
+          p.getBandHi(), ctas, thr, grain, p.getPdl() && anyPdl,
+          p.getSpeculate()));
     }
   }
 };

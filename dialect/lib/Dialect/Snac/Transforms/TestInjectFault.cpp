@@ -49,7 +49,7 @@ struct SnacTestInjectFaultPass
         fault == "sentinel-not-canonicalized" ||
         fault == "program-early-slot-reuse" ||
         fault == "wrong-sequence-next" || fault == "wrong-sequence-previous" ||
-        fault == "padding-dropped";
+        fault == "padding-dropped" || fault == "validation-skipped";
     if (!programFault && fault != "missing-await" &&
         fault != "wrong-notify-target" && fault != "early-slot-reuse" &&
         fault != "wrong-reduce-source") {
@@ -58,8 +58,8 @@ struct SnacTestInjectFaultPass
           << "'; expected missing-await, wrong-notify-target, "
              "early-slot-reuse, wrong-reduce-source, "
              "sentinel-not-canonicalized, program-early-slot-reuse, "
-             "wrong-sequence-next, wrong-sequence-previous or "
-             "padding-dropped";
+             "wrong-sequence-next, wrong-sequence-previous, "
+             "padding-dropped or validation-skipped";
       return signalPassFailure();
     }
     // Schedules the fault does not apply to (no reduce, say) stay intact.
@@ -90,7 +90,10 @@ struct SnacTestInjectFaultPass
     bool any = false;
     program.walk([&](Operation *op) {
       bool take = isa<TakeOp, ReduceTakeOp>(op);
-      if (isa<PutOp>(op) || (take && fault == "padding-dropped")) {
+      bool onTake =
+          fault == "padding-dropped" || fault == "validation-skipped";
+      if ((isa<PutOp>(op) && fault != "validation-skipped") ||
+          (take && onTake)) {
         mark(op);
         any = true;
       }

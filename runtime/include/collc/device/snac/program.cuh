@@ -206,15 +206,22 @@ COLLC_DEVICE_INLINE dev::ll::Packet ll_load(const dev::ll::Packet *p) {
 /// Enc the readiness encoding, Slots the receive-buffer slots, RegionBytes one
 /// (slot, source) region (collcRxRegionBytes), InputPacked whether the input
 /// has one partition (its sizes read as collcSizeAt does), Grain the units a
-/// thread issues per step, OutputByRow whether output partition k holds
-/// count(rank, k) elements (two-shot's: a reduction's partitions, one size on
-/// every rank) rather than count(k, rank). The constructor does address
-/// arithmetic only (no load), so it belongs before wait_previous().
+/// thread issues per step, Speculate whether take and reduce_take load every
+/// unit of a step and compute before validating them (else each unit is
+/// waited for before the next source is read), OutputByRow whether output
+/// partition k holds count(rank, k) elements (two-shot's: a reduction's
+/// partitions, one size on every rank) rather than count(k, rank). The
+/// constructor does address arithmetic only (no load), so it belongs before
+/// wait_previous().
 template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
-          bool OutputByRow = false>
+          bool Speculate = false, bool OutputByRow = false>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
+  // A flag orders the data written before it, not a payload loaded before
+  // the flag was read (SiFAR 8.1): only self-validating units speculate.
+  static_assert(!Speculate || Enc != Encoding::flag,
+                "speculation needs ll16 or sentinel readiness");
   static_assert(RegionBytes % 16 == 0, "regions are 16-byte aligned");
   using W = detail::Word<E>;
   /// Elements of one 16-byte unit (SENTINEL, FLAG) and of one LL16 packet.
@@ -411,11 +418,36 @@ public:
       const long long units = unitsOf(count, 8);
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
         u64 w[Grain];
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          if (j < units && !llWait(op, e, seq, src, base + j, j, &w[g]))
-            return;
+        if constexpr (Speculate) {
+          // Every load of the step in flight, then one check of them all;
+          // only the packets that fail it are waited for.
+          dev::ll::Packet pk[Grain];
+          bool ok = true;
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            pk[g] = detail::ll_load(base + j);
+            w[g] = llPayload(pk[g]);
+            ok &= llValid(pk[g], seq);
+          }
+          if (!ok) {
+            COLLC_PRAGMA_UNROLL
+            for (int g = 0; g < Grain; ++g) {
+              const long long j = j0 + g * threads_;
+              if (j < units && !llValid(pk[g], seq) &&
+                  !llWait(op, e, seq, src, base + j, j, &w[g]))
+                return;
+            }
+          }
+        } else {
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j < units && !llWait(op, e, seq, src, base + j, j, &w[g]))
+              return;
+          }
         }
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
@@ -430,14 +462,36 @@ public:
       const long long units = unitsOf(count, 16);
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
         dev::sentinel::Pack16 v[Grain];
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          if (j >= units)
-            continue;
-          if (!sentinelWait(op, e, src, base + j, j, &v[g]))
-            return;
-          dev::sentinel::rearm(base + j); // this thread is its sole reader
+        if constexpr (Speculate) {
+          bool ok = true;
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            v[g] = dev::sentinel::load(base + j);
+            ok &= dev::sentinel::is_ready(v[g]);
+          }
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            if (!ok && !dev::sentinel::is_ready(v[g]) &&
+                !sentinelWait(op, e, src, base + j, j, &v[g]))
+              return;
+            dev::sentinel::rearm(base + j); // validated; its sole reader
+          }
+        } else {
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            if (!sentinelWait(op, e, src, base + j, j, &v[g]))
+              return;
+            dev::sentinel::rearm(base + j); // this thread is its sole reader
+          }
         }
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
@@ -474,72 +528,155 @@ public:
       const uint32_t seq = seqOf(e);
       const long long units = unitsOf(count, 8);
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        dev::ll::Packet pk[Grain][N];
-        // Every packet of the step is loaded before any is waited for, so the
-        // loads are in flight together.
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
+        auto at = [&](int q, long long j) {
+          return reinterpret_cast<const dev::ll::Packet *>(myRegion(s, q)) + j;
+        };
+        if constexpr (Speculate) {
+          // Every packet of the step is loaded and reduced, then all are
+          // validated in one check (both sequence words of each: a packet
+          // is one 16-byte access, so a valid one carries its own data);
+          // on failure only the failing packets are waited for, and the
+          // step is reduced again.
+          dev::ll::Packet pk[Grain][N];
+          u64 r[Grain];
+          bool ok = true;
           COLLC_PRAGMA_UNROLL
-          for (int q = 0; q < N; ++q)
-            if (j < units)
-              pk[g][q] = detail::ll_load(
-                  reinterpret_cast<const dev::ll::Packet *>(myRegion(s, q)) + j);
-        }
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          if (j >= units)
-            continue;
-          u64 w[N];
-          COLLC_PRAGMA_UNROLL
-          for (int q = 0; q < N; ++q) {
-            if (pk[g][q].seq0 == seq && pk[g][q].seq1 == seq)
-              w[q] = (static_cast<u64>(pk[g][q].data1) << 32) | pk[g][q].data0;
-            else if (!llWait(op, e, seq, q,
-                             reinterpret_cast<const dev::ll::Packet *>(
-                                 myRegion(s, q)) +
-                                 j,
-                             j, &w[q]))
-              return;
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            COLLC_PRAGMA_UNROLL
+            for (int q = 0; q < N; ++q)
+              if (j < units)
+                pk[g][q] = detail::ll_load(at(q, j));
           }
-          W::store(dst, j * kLanes8, count, aligned, W::template reduce<kOp, N>(w));
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            u64 w[N];
+            COLLC_PRAGMA_UNROLL
+            for (int q = 0; q < N; ++q) {
+              w[q] = llPayload(pk[g][q]);
+              ok &= llValid(pk[g][q], seq);
+            }
+            r[g] = W::template reduce<kOp, N>(w);
+          }
+          if (!ok) {
+            COLLC_PRAGMA_UNROLL
+            for (int g = 0; g < Grain; ++g) {
+              const long long j = j0 + g * threads_;
+              if (j >= units)
+                continue;
+              u64 w[N];
+              COLLC_PRAGMA_UNROLL
+              for (int q = 0; q < N; ++q) {
+                w[q] = llPayload(pk[g][q]);
+                if (!llValid(pk[g][q], seq) &&
+                    !llWait(op, e, seq, q, at(q, j), j, &w[q]))
+                  return;
+              }
+              r[g] = W::template reduce<kOp, N>(w);
+            }
+          }
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j < units)
+              W::store(dst, j * kLanes8, count, aligned, r[g]);
+          }
+        } else {
+          // Readiness first: each source's packet is waited for before the
+          // next source is read.
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            u64 w[N];
+            COLLC_PRAGMA_UNROLL
+            for (int q = 0; q < N; ++q)
+              if (!llWait(op, e, seq, q, at(q, j), j, &w[q]))
+                return;
+            W::store(dst, j * kLanes8, count, aligned,
+                     W::template reduce<kOp, N>(w));
+          }
         }
       }
     } else if constexpr (Enc == Encoding::sentinel) {
       const long long units = unitsOf(count, 16);
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
+        auto at = [&](int q, long long j) {
+          return reinterpret_cast<dev::sentinel::Pack16 *>(myRegion(s, q)) + j;
+        };
         dev::sentinel::Pack16 pk[Grain][N];
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          COLLC_PRAGMA_UNROLL
-          for (int q = 0; q < N; ++q)
-            if (j < units)
-              pk[g][q] = dev::sentinel::load(
-                  reinterpret_cast<const dev::sentinel::Pack16 *>(myRegion(s, q)) +
-                  j);
-        }
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          if (j >= units)
-            continue;
+        auto reduce = [&](int g) {
           u64 lo[N], hi[N];
           COLLC_PRAGMA_UNROLL
           for (int q = 0; q < N; ++q) {
-            dev::sentinel::Pack16 *at =
-                reinterpret_cast<dev::sentinel::Pack16 *>(myRegion(s, q)) + j;
-            if (!dev::sentinel::is_ready(pk[g][q]) &&
-                !sentinelWait(op, e, q, at, j, &pk[g][q]))
-              return;
-            dev::sentinel::rearm(at);
             lo[q] = pk[g][q].lo;
             hi[q] = pk[g][q].hi;
           }
-          store16(dst, j * kLanes16, count, aligned,
-                  dev::sentinel::Pack16{W::template reduce<kOp, N>(lo),
-                                        W::template reduce<kOp, N>(hi)});
+          return dev::sentinel::Pack16{W::template reduce<kOp, N>(lo),
+                                       W::template reduce<kOp, N>(hi)};
+        };
+        if constexpr (Speculate) {
+          // Load and reduce the whole step, then one check (no 64-bit half
+          // equal to the pattern, in any unit); on failure wait for the
+          // failing units only and reduce again. Re-armed once validated.
+          dev::sentinel::Pack16 r[Grain];
+          bool ok = true;
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            COLLC_PRAGMA_UNROLL
+            for (int q = 0; q < N; ++q)
+              if (j < units)
+                pk[g][q] = dev::sentinel::load(at(q, j));
+          }
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            COLLC_PRAGMA_UNROLL
+            for (int q = 0; q < N; ++q)
+              ok &= dev::sentinel::is_ready(pk[g][q]);
+            r[g] = reduce(g);
+          }
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            if (!ok) {
+              COLLC_PRAGMA_UNROLL
+              for (int q = 0; q < N; ++q)
+                if (!dev::sentinel::is_ready(pk[g][q]) &&
+                    !sentinelWait(op, e, q, at(q, j), j, &pk[g][q]))
+                  return;
+              r[g] = reduce(g);
+            }
+            COLLC_PRAGMA_UNROLL
+            for (int q = 0; q < N; ++q)
+              dev::sentinel::rearm(at(q, j));
+            store16(dst, j * kLanes16, count, aligned, r[g]);
+          }
+        } else {
+          // Readiness first: each source's unit is waited for (and re-armed)
+          // before the next source is read.
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g) {
+            const long long j = j0 + g * threads_;
+            if (j >= units)
+              continue;
+            COLLC_PRAGMA_UNROLL
+            for (int q = 0; q < N; ++q) {
+              if (!sentinelWait(op, e, q, at(q, j), j, &pk[g][q]))
+                return;
+              dev::sentinel::rearm(at(q, j));
+            }
+            store16(dst, j * kLanes16, count, aligned, reduce(g));
+          }
         }
       }
     } else {
@@ -681,6 +818,16 @@ private:
                                          : COLLC_KERNEL_TIMEOUT,
          op, e, source, element);
     return false;
+  }
+
+  /// LL16: whether a loaded packet is this call's (both sequence words: the
+  /// 16-byte access is single-copy atomic, so they vouch for its data).
+  COLLC_DEVICE_INLINE static bool llValid(const dev::ll::Packet &v,
+                                          uint32_t seq) {
+    return v.seq0 == seq && v.seq1 == seq;
+  }
+  COLLC_DEVICE_INLINE static u64 llPayload(const dev::ll::Packet &v) {
+    return (static_cast<u64>(v.data1) << 32) | v.data0;
   }
 
   /// LL16: polls packet `j` of `source` until it carries `seq`; false after

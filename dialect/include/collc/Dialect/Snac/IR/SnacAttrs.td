@@ -51,7 +51,12 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
     - `ctas`, `threads`: the fixed grid; `grain`: payload bytes one thread
       moves per step (8 for ll16, 16 for flag and sentinel); 0 in all three
       until `snac-assign-work` decides them;
-    - `pdl`: programmatic dependent launch (sm_90 and later).
+    - `pdl`: programmatic dependent launch (sm_90 and later);
+    - `speculate` (printed only when true): takes and reduce_takes load every
+      unit of a step and compute before validating them all in one check,
+      waiting only for the units that fail (docs/snac.md, "speculative
+      reduction"). Only with ll16 or sentinel, where each unit validates
+      itself; a flag does not validate a payload read before it.
 
     ```mlir
     #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16,
@@ -65,12 +70,14 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
                         "int64_t":$ctas,
                         "int64_t":$threads,
                         "int64_t":$grain,
-                        "bool":$pdl);
+                        "bool":$pdl,
+                        DefaultValuedParameter<"bool", "false">:$speculate);
   let assemblyFormat = [{
     `<` `encoding` `=` $encoding `,` `slots` `=` $slots `,`
     `band` `=` `[` $band_lo `,` $band_hi `]` `,` `ctas` `=` $ctas `,`
     `threads` `=` $threads `,` `grain` `=` $grain `,`
-    `pdl` `=` custom<Bool>($pdl) `>`
+    `pdl` `=` custom<Bool>($pdl)
+    (`,` `speculate` `=` custom<Bool>($speculate)^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

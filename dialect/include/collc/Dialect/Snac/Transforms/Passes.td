@@ -30,14 +30,17 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
     - `wrong-sequence-next` / `wrong-sequence-previous`: puts tag their
       packets and ready words with epoch + 1 / epoch - 1;
     - `padding-dropped`: an empty put publishes nothing and an empty take
-      waits for nothing.
+      waits for nothing;
+    - `validation-skipped`: a speculative take accepts what it loaded
+      without validating it (the interpreter applies it when the take
+      speculates).
   }];
   let options = [
     Option<"fault", "fault", "std::string", /*default=*/"\"\"",
            "missing-await | wrong-notify-target | early-slot-reuse | "
            "wrong-reduce-source | sentinel-not-canonicalized | "
            "program-early-slot-reuse | wrong-sequence-next | "
-           "wrong-sequence-previous | padding-dropped">
+           "wrong-sequence-previous | padding-dropped | validation-skipped">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
