@@ -289,9 +289,12 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
   Location loc = collective.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(after);
+  snac::Encoding encoding = *encodingOf(proto, hi, ll16MaxBytes);
+  // As for one-shot: only self-validating units may be loaded before they
+  // are validated.
   auto policy = snac::PolicyAttr::get(
-      ctx, *encodingOf(proto, hi, ll16MaxBytes), slots, lo, hi, ctas,
-      /*threads=*/0, /*grain=*/0, /*pdl=*/true);
+      ctx, encoding, slots, lo, hi, ctas, /*threads=*/0, /*grain=*/0,
+      /*pdl=*/true, speculate && encoding != snac::Encoding::flag);
   auto program = snac::ProgramOp::create(
       b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
       snac::VariantAttr::get(ctx, snac::Variant::two_shot), policy);
