@@ -18,6 +18,7 @@
 
 #include "collc/collc.h"
 #include "collc/device/snac/abi.h"
+#include "collc/vocab.h"
 
 #include <map>
 #include <memory>
@@ -27,7 +28,23 @@
 
 namespace collc {
 
-enum class Layout { Packed, Scattered, Transposed };
+using vocab::Layout;
+using vocab::Root;
+
+// The C API's enums are the vocabulary's (collc/vocab.h), value for value.
+static_assert(collcNumOps == vocab::EnumCount<vocab::RedOp>::value &&
+                  (int)collcSum == (int)vocab::RedOp::Sum &&
+                  (int)collcMax == (int)vocab::RedOp::Max &&
+                  (int)collcMin == (int)vocab::RedOp::Min &&
+                  (int)collcAvg == (int)vocab::RedOp::Avg,
+              "collcRedOp_t must match vocab::RedOp");
+static_assert(collcNumTypes == vocab::EnumCount<vocab::ElemType>::value &&
+                  (int)collcBfloat16 == (int)vocab::ElemType::BF16 &&
+                  (int)collcFloat16 == (int)vocab::ElemType::F16 &&
+                  (int)collcFloat32 == (int)vocab::ElemType::F32 &&
+                  (int)collcFloat8e4m3 == (int)vocab::ElemType::F8E4M3 &&
+                  (int)collcFloat8e5m2 == (int)vocab::ElemType::F8E5M2,
+              "collcDataType_t must match vocab::ElemType");
 
 /// One transform of a collective, from the manifest.
 struct TransformInfo {
@@ -35,7 +52,12 @@ struct TransformInfo {
   collcRedOp_t op = collcSum;
   Layout in = Layout::Packed, out = Layout::Packed;
   bool variable = false;
-  int root = 0; // 0 none, 1 producer, 2 consumer
+  Root root = Root::None;
+  /// The transform in the vocabulary's terms (the layout algebra's input).
+  vocab::Transform shape() const {
+    return {reduce ? vocab::Consume::Reduce : vocab::Consume::Copy, in, out,
+            root};
+  }
 };
 
 struct CollectiveInfo {
@@ -44,7 +66,7 @@ struct CollectiveInfo {
   std::vector<std::string> roles, readyEvents, freeEvents;
   bool rooted() const {
     for (const TransformInfo &t : parts)
-      if (t.root)
+      if (t.root != Root::None)
         return true;
     return false;
   }
