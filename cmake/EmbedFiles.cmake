@@ -1,9 +1,11 @@
 # Writes OUT: a C++ array `kDeviceHeaders` of {include path, contents} for
-# every .cuh/.h under ROOT/collc/device, so collc carries its device headers
+# every .cuh/.h under ROOT/collc/device and ROOT/collc/vocab.h (the shared
+# vocabulary the device headers include), so collc carries its device headers
 # (an installed compiler needs no source tree). Run at build time by
 # compiler/lib/Target/Cuda/CMakeLists.txt; rewrites OUT only on change.
 file(GLOB_RECURSE files RELATIVE "${ROOT}"
-  "${ROOT}/collc/device/*.cuh" "${ROOT}/collc/device/*.h")
+  "${ROOT}/collc/device/*.cuh" "${ROOT}/collc/device/*.h"
+  "${ROOT}/collc/vocab.h")
 list(SORT files)
 set(content "// Generated from runtime/include/collc/device by cmake/EmbedFiles.cmake.\n")
 string(APPEND content "static const std::pair<const char *, const char *> kDeviceHeaders[] = {\n")

@@ -29,11 +29,10 @@ using namespace collc;
 
 namespace {
 
-const char *const kTypeNames[] = {"bf16", "f16", "f32", "f8e4m3", "f8e5m2"};
-const int kTypeBytes[] = {2, 2, 4, 1, 1};
-const char *const kOpNames[] = {"sum", "max", "min", "avg"};
-
-int partitionsOf(Layout l, int n) { return l == Layout::Packed ? 1 : n; }
+/// The spec spelling of a reduction operator ("?" if none).
+const char *opName(collcRedOp_t op) {
+  return vocab::spelling(static_cast<vocab::RedOp>(op));
+}
 
 /// Elements of `count` split over n partitions: in 16-byte units where
 /// possible, so partitions stay aligned for the vectorized Atom.
@@ -146,10 +145,10 @@ bool overlaps(const void *a, size_t an, const void *b, size_t bn) {
 } // namespace
 
 const char *collc::typeName(collcDataType_t type) {
-  return (type >= 0 && type < collcNumTypes) ? kTypeNames[type] : "?";
+  return vocab::spelling(static_cast<vocab::ElemType>(type));
 }
 int collc::typeBytes(collcDataType_t type) {
-  return (type >= 0 && type < collcNumTypes) ? kTypeBytes[type] : 0;
+  return vocab::elemBytes(static_cast<vocab::ElemType>(type));
 }
 
 namespace {
@@ -235,7 +234,7 @@ long long collc::selectionBytes(const CollectiveInfo &c,
                                 const long long *sizes, int n, int r,
                                 int eb) {
   const TransformInfo &first = c.parts.front();
-  const int parts = partitionsOf(first.in, n);
+  const int parts = vocab::partitions(first.in, n);
   auto rowSum = [&](int p) {
     long long s = 0;
     for (int k = 0; k < parts; ++k)
@@ -264,41 +263,32 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   const int n = comm->nranks, r = comm->rank, eb = typeBytes(datatype);
   const TransformInfo &first = c->parts.front();
   const TransformInfo &last = c->parts.back();
-  const int parts = partitionsOf(first.in, n);
-  // Buffer extents at this rank, from the same layouts.
+  const int parts = vocab::partitions(first.in, n);
+  // Buffer extents at this rank, from the same layouts (the layout algebra,
+  // collc/vocab.h).
   auto rowSum = [&](int p) {
     long long s = 0;
     for (int k = 0; k < parts; ++k)
       s += sizes[(size_t)p * parts + k];
     return s;
   };
-  const bool isRootProducer = first.root == 1;
-  long long sendElems = rowSum(r);
-  if (isRootProducer && r != root)
-    sendElems = 0; // Only the root's input is read.
-  // Output: per partition p, what producer p sends for this rank's slot.
+  auto entry = [&](vocab::SizeEntry e) {
+    return sizes[(size_t)e.producer * parts + e.part];
+  };
+  long long sendElems = vocab::readsInput(first.root, r, root) ? rowSum(r) : 0;
+  // Output: the last transform's output partitions at this rank, each an
+  // entry of the first transform's input (through the first transform's
+  // output at the rank that holds it, for a composition).
   long long recvElems = 0;
-  {
-    int q = first.in == Layout::Packed ? 0 : r;
-    auto partSize = [&](int p) { return sizes[(size_t)p * parts + q]; };
-    if (c->parts.size() == 1) {
-      if (last.out == Layout::Packed)
-        recvElems = partSize(first.reduce ? 0 : root);
-      else
-        for (int p = 0; p < n; ++p)
-          recvElems += partSize(p);
-      if (last.root == 2 && r != root)
-        recvElems = 0;
-    } else {
-      // A composition's output is the second transform's: every rank's
-      // first-transform output in rank order (or the root's, for a packed
-      // second output).
-      for (int p = 0; p < n; ++p) {
-        int qp = first.in == Layout::Packed ? 0 : p;
-        recvElems += sizes[(size_t)(first.reduce ? 0 : root) * parts + qp];
+  if (vocab::writesOutput(last.root, r, root)) {
+    const vocab::Transform t0 = first.shape(), t1 = last.shape();
+    for (int j = 0; j < vocab::partitions(last.out, n); ++j) {
+      if (c->parts.size() == 1) {
+        recvElems += entry(vocab::outputEntry(t0, root, r, j));
+      } else {
+        const vocab::SizeEntry e = vocab::outputEntry(t1, root, r, j);
+        recvElems += entry(vocab::outputEntry(t0, root, e.producer, e.part));
       }
-      if (last.root == 2 && r != root)
-        recvElems = 0;
     }
   }
   COLLC_CHECK(checkBuffer(comm, "sendbuff", sendbuff, sendElems * eb, eb));
@@ -311,7 +301,7 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
     bool ok = false;
     if (first.reduce && s == d)
       ok = true; // AllReduce, one-shot and rooted reductions.
-    else if (first.root == 1 && c->parts.size() == 2 && s == d)
+    else if (first.root == Root::Producer && c->parts.size() == 2 && s == d)
       ok = true; // Broadcast: the root's partitions land where they were.
     else if (c->parts.size() == 1 && !first.reduce &&
              first.in == Layout::Packed && last.out == Layout::Scattered) {
@@ -542,7 +532,7 @@ collcResult_t launchCounts(collcComm_t comm, const char *name,
   COLLC_CHECK(resolve(comm, name, datatype, root, c, w));
   const int n = comm->nranks, r = comm->rank, eb = typeBytes(datatype);
   const TransformInfo &first = c->parts.front();
-  const int parts = partitionsOf(first.in, n);
+  const int parts = vocab::partitions(first.in, n);
   std::vector<long long> sizes;
   if (!first.variable) {
     COLLC_CHECK(checkCount(name, r, names.count, count));
@@ -616,9 +606,7 @@ collcResult_t checkOp(collcComm_t comm, const char *name, collcRedOp_t op) {
       return COLLC_FAIL(collcInvalidArgument,
                         "%s: the module's %s reduces with %s, not %s; add a "
                         "collective with reduce<%s> to the spec",
-                        name, name, kOpNames[t.op],
-                        (op >= 0 && op < collcNumOps) ? kOpNames[op] : "?",
-                        (op >= 0 && op < collcNumOps) ? kOpNames[op] : "?");
+                        name, name, opName(t.op), opName(op), opName(op));
   return collcSuccess;
 }
 

@@ -117,19 +117,15 @@ size_t whereParsingStops(const char *data, size_t bytes) {
 }
 
 Layout parseLayout(const std::string &s, bool &variable, bool &ok) {
-  std::string base = s;
-  variable = base.size() > 2 && base.compare(base.size() - 2, 2, "_v") == 0;
-  if (variable)
-    base.resize(base.size() - 2);
-  ok = true;
-  if (base == "packed")
-    return Layout::Packed;
-  if (base == "scattered")
-    return Layout::Scattered;
-  if (base == "transposed")
-    return Layout::Transposed;
-  ok = false;
-  return Layout::Packed;
+  Layout l = Layout::Packed;
+  ok = vocab::parseLayout(s.data(), s.size(), l, variable);
+  return l;
+}
+
+/// An enum's manifest spelling (collc/vocab.h); `fallback` if none.
+template <class E> E parseEnum(const std::string &s, E fallback) {
+  E value = fallback;
+  return vocab::parse(s.data(), s.size(), value) ? value : fallback;
 }
 
 void readCollective(Reader &r, const json &c, const std::string &where,
@@ -140,19 +136,15 @@ void readCollective(Reader &r, const json &c, const std::string &where,
     const json &p = (*parts)[t];
     std::string pw = where + ".transforms[" + std::to_string(t) + "]";
     TransformInfo ti;
-    ti.reduce = r.str(p, "consume", pw) == "reduce";
+    ti.reduce = parseEnum(r.str(p, "consume", pw), vocab::Consume::Copy) ==
+                vocab::Consume::Reduce;
     bool okIn = true, okOut = true, varOut = false;
     ti.in = parseLayout(r.str(p, "input", pw), ti.variable, okIn);
     ti.out = parseLayout(r.str(p, "output", pw), varOut, okOut);
-    std::string root = r.str(p, "root", pw);
-    ti.root = root == "producer" ? 1 : root == "consumer" ? 2 : 0;
-    if (ti.reduce) {
-      std::string op = r.str(p, "reduction", pw);
-      ti.op = op == "max"   ? collcMax
-              : op == "min" ? collcMin
-              : op == "avg" ? collcAvg
-                            : collcSum;
-    }
+    ti.root = parseEnum(r.str(p, "root", pw), Root::None);
+    if (ti.reduce)
+      ti.op = (collcRedOp_t)parseEnum(r.str(p, "reduction", pw),
+                                      vocab::RedOp::Sum);
     if (r.error.empty() && (!okIn || !okOut))
       r.fail(pw + ": unknown layout");
     info.parts.push_back(ti);

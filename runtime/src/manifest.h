@@ -19,6 +19,7 @@
 
 #include "collc/collc.h"
 #include "collc/device/snac/abi.h"
+#include "collc/vocab.h"
 
 #include <cstddef>
 #include <string>
@@ -30,7 +31,8 @@ namespace collc {
 inline constexpr int kModuleFormatVersion = 1;
 inline constexpr const char *kModuleFormatName = "collc-module";
 
-enum class Layout { Packed, Scattered, Transposed };
+using vocab::Layout;
+using vocab::Root;
 
 /// One transform of a collective, from the manifest.
 struct TransformInfo {
@@ -38,7 +40,12 @@ struct TransformInfo {
   collcRedOp_t op = collcSum;
   Layout in = Layout::Packed, out = Layout::Packed;
   bool variable = false;
-  int root = 0; // 0 none, 1 producer, 2 consumer
+  Root root = Root::None;
+  /// The transform in the vocabulary's terms (the layout algebra's input).
+  vocab::Transform shape() const {
+    return {reduce ? vocab::Consume::Reduce : vocab::Consume::Copy, in, out,
+            root};
+  }
 };
 
 struct CollectiveInfo {
@@ -47,7 +54,7 @@ struct CollectiveInfo {
   std::vector<std::string> roles, readyEvents, freeEvents;
   bool rooted() const {
     for (const TransformInfo &t : parts)
-      if (t.root)
+      if (t.root != Root::None)
         return true;
     return false;
   }

@@ -26,6 +26,21 @@
 #include <string>
 #include <vector>
 
+// The C API's enums are the vocabulary's (collc/vocab.h), value for value.
+static_assert(collcNumOps == collc::vocab::EnumCount<collc::vocab::RedOp>::value &&
+                  (int)collcSum == (int)collc::vocab::RedOp::Sum &&
+                  (int)collcMax == (int)collc::vocab::RedOp::Max &&
+                  (int)collcMin == (int)collc::vocab::RedOp::Min &&
+                  (int)collcAvg == (int)collc::vocab::RedOp::Avg,
+              "collcRedOp_t must match vocab::RedOp");
+static_assert(collcNumTypes == collc::vocab::EnumCount<collc::vocab::ElemType>::value &&
+                  (int)collcBfloat16 == (int)collc::vocab::ElemType::BF16 &&
+                  (int)collcFloat16 == (int)collc::vocab::ElemType::F16 &&
+                  (int)collcFloat32 == (int)collc::vocab::ElemType::F32 &&
+                  (int)collcFloat8e4m3 == (int)collc::vocab::ElemType::F8E4M3 &&
+                  (int)collcFloat8e5m2 == (int)collc::vocab::ElemType::F8E5M2,
+              "collcDataType_t must match vocab::ElemType");
+
 /// A loaded module: its manifest (manifest.h) with the images decoded.
 struct collcModule : collc::Manifest {};
 

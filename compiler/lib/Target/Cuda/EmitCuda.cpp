@@ -25,6 +25,8 @@
 
 // COLLC_KERNEL_THREADS: the launch shape the kernels are compiled for.
 #include "collc/device/snac/abi.h"
+// The enums' device names, element types, partition counts.
+#include "collc/vocab.h"
 
 using namespace mlir;
 using namespace collc;
@@ -32,17 +34,11 @@ using llvm::formatv;
 
 std::optional<cuda::ElementType> cuda::elementTypeOf(Type type) {
   std::string s = coll::elementTypeSpelling(type);
-  if (s == "bf16")
-    return ElementType{"bf16", "__nv_bfloat16", 2};
-  if (s == "f16")
-    return ElementType{"f16", "__half", 2};
-  if (s == "f32")
-    return ElementType{"f32", "float", 4};
-  if (s == "f8e4m3")
-    return ElementType{"f8e4m3", "__nv_fp8_e4m3", 1};
-  if (s == "f8e5m2")
-    return ElementType{"f8e5m2", "__nv_fp8_e5m2", 1};
-  return std::nullopt;
+  vocab::ElemType t = vocab::ElemType::BF16;
+  if (!vocab::parse(s.data(), s.size(), t))
+    return std::nullopt;
+  return ElementType{vocab::spelling(t), vocab::cudaTypeName(t),
+                     vocab::elemBytes(t)};
 }
 
 FailureOr<SmallVector<cuda::ElementType>>
@@ -94,15 +90,12 @@ FailureOr<cuda::Target> cuda::parseTarget(StringRef name) {
 
 namespace {
 
-const char *layoutName(coll::Layout l) {
-  switch (coll::fixedLayout(l)) {
-  case coll::Layout::packed:
-    return "Layout::Packed";
-  case coll::Layout::scattered:
-    return "Layout::Scattered";
-  default:
-    return "Layout::Transposed";
-  }
+/// A vocabulary value as the device headers spell it: `Type::Name`, the
+/// enumerator being the spelling capitalized (collc/vocab.h).
+template <class E> std::string deviceName(const char *type, E value) {
+  std::string name = vocab::spelling(value);
+  name[0] = llvm::toUpper(name[0]);
+  return (type + ("::" + name));
 }
 
 const char *kindName(snac::BufferKind k) {
@@ -119,19 +112,6 @@ const char *kindName(snac::BufferKind k) {
   llvm_unreachable("unknown buffer kind");
 }
 
-const char *redOpName(snac::Reduction r) {
-  switch (r) {
-  case snac::Reduction::sum:
-    return "collc::dev::RedOp::Sum";
-  case snac::Reduction::max:
-    return "collc::dev::RedOp::Max";
-  case snac::Reduction::min:
-    return "collc::dev::RedOp::Min";
-  case snac::Reduction::avg:
-    return "collc::dev::RedOp::Avg";
-  }
-  llvm_unreachable("unknown reduction");
-}
 
 /// Emits one schedule: its descriptor, role functions, bookkeeping and
 /// kernels.
@@ -255,22 +235,11 @@ LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
                  << v(nc.getPart()) << ");\n";
   } else if (auto mc = dyn_cast<snac::MaxChunksOp>(op)) {
     const BufferDesc &b = buffers.lookup(mc.getBuffer());
-    coll::TransformOp t = collective.getTransforms()[b.part];
-    bool input = b.side == snac::GeometrySide::input_of;
-    bool packed = coll::fixedLayout(input ? t.getInput() : t.getOutput()) ==
-                  coll::Layout::packed;
     line(indent) << "const long long " << v(mc.getResult())
-                 << " = [&] {\n";
-    line(indent + 1) << "long long most = 0;\n";
-    line(indent + 1) << "for (long long j = 0; j < "
-                     << (packed ? "1" : "Ctx::kN") << "; ++j) {\n";
-    line(indent + 2) << "const long long c = ctx.template numChunks<Side::"
-                     << (input ? "Input" : "Output") << ", " << b.part << ">("
-                     << v(mc.getOwner()) << ", j);\n";
-    line(indent + 2) << "most = c > most ? c : most;\n";
-    line(indent + 1) << "}\n";
-    line(indent + 1) << "return most;\n";
-    line(indent) << "}();\n";
+                 << " = ctx.template maxChunks<Side::"
+                 << (b.side == snac::GeometrySide::input_of ? "Input"
+                                                            : "Output")
+                 << ", " << b.part << ">(" << v(mc.getOwner()) << ");\n";
   } else if (auto slot = dyn_cast<snac::SlotOp>(op)) {
     line(indent) << "const long long " << v(slot.getResult())
                  << " = Ctx::template slot<"
@@ -306,7 +275,9 @@ LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
                      << v(reduce.getSrcPart()) << ", "
                      << v(reduce.getSrcChunk()) << ", len);\n";
     line(indent + 1) << "};\n";
-    line(indent + 1) << "collc::dev::reduce<E, " << redOpName(reduce.getOp())
+    line(indent + 1) << "collc::dev::reduce<E, "
+                     << deviceName("collc::dev::RedOp",
+                                   common::toVocab(reduce.getOp()))
                      << ">(dst, source, Ctx::kN, (size_t)dstLen, smem);\n";
     line(indent) << "}\n";
   } else if (auto notify = dyn_cast<snac::NotifyOp>(op)) {
@@ -400,8 +371,8 @@ LogicalResult ScheduleEmitter::emitRole(snac::RoleOp role, int index) {
 }
 
 /// The last CTA of a call advances the use counts of the slots every free
-/// event guards: each chunk of each partition of the guarded buffer at this
-/// rank was one use (the derivation awaits once per chunk written).
+/// event guards (the formula: collc/vocab.h, applied by Context::advanceUses
+/// over the guarded buffer's partitions at this rank).
 LogicalResult ScheduleEmitter::emitAdvance() {
   os << "template <class Ctx>\n";
   os << formatv("__device__ void {0}_advance(Ctx &ctx) {{\n", prefix);
@@ -422,20 +393,13 @@ LogicalResult ScheduleEmitter::emitAdvance() {
       const BufferDesc &b = buffers.lookup(slot.getBuffer());
       const char *side =
           b.side == snac::GeometrySide::input_of ? "Input" : "Output";
-      coll::TransformOp t = collective.getTransforms()[b.part];
-      coll::Layout l = b.side == snac::GeometrySide::input_of ? t.getInput()
-                                                              : t.getOutput();
-      const char *parts =
-          coll::fixedLayout(l) == coll::Layout::packed ? "1" : "Ctx::kN";
       std::string guard =
           role.getParticipants() == snac::Participants::root
               ? "if (rank == root) "
               : "";
-      os << formatv("  {0}for (long long j = 0; j < {1}; ++j)\n", guard,
-                    parts);
-      os << formatv("    ctx.advanceUses({0} /* {1} */, j, ctx.template "
-                    "numChunks<Side::{2}, {3}>(rank, j));\n",
-                    index, await.getEvent(), side, b.part);
+      os << formatv("  {0}ctx.template advanceUses<Side::{1}, {2}>({3} /* "
+                    "{4} */);\n",
+                    guard, side, b.part, index, await.getEvent());
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
@@ -458,14 +422,10 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
   os << "  static constexpr Part kPart[" << transforms.size() << "] = {";
   for (auto [i, t] : llvm::enumerate(transforms)) {
     os << (i ? ", " : "") << "{"
-       << (t.getConsume() == coll::ConsumeOp::copy ? "Consume::Copy"
-                                                   : "Consume::Reduce")
-       << ", " << layoutName(t.getInput()) << ", " << layoutName(t.getOutput())
-       << ", "
-       << (t.getRootRole() == coll::Root::producer   ? "Root::Producer"
-           : t.getRootRole() == coll::Root::consumer ? "Root::Consumer"
-                                                     : "Root::None")
-       << "}";
+       << deviceName("Consume", common::toVocab(t.getConsume())) << ", "
+       << deviceName("Layout", common::toVocab(t.getInput())) << ", "
+       << deviceName("Layout", common::toVocab(t.getOutput())) << ", "
+       << deviceName("Root", common::toVocab(t.getRootRole())) << "}";
   }
   os << "};\n};\n\n";
 
@@ -540,7 +500,7 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         info.parts = transforms.size();
         info.hasIntermediate = transforms.size() == 2;
         auto partitions = [&](coll::Layout l) {
-          return coll::fixedLayout(l) == coll::Layout::packed ? 1 : (int)n;
+          return vocab::partitions(common::toVocab(l), (int)n);
         };
         info.stagingPartitions = partitions(transforms[0].getInput());
         info.intermediatePartitions =

@@ -21,7 +21,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/Conversion/CollToSnac/Passes.h"
-#include "Vocabulary.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -211,11 +210,11 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
                                   snac::LayoutAttr::get(ctx, layout),
                                   snac::SizeSideAttr::get(ctx, sizes));
   };
-  buffer("input", snac::BufferKind::input, toSnac(shot->input),
+  buffer("input", snac::BufferKind::input, shot->input,
          snac::SizeSide::row);
   // Output partition p holds what p contributes to this rank (column); a
   // reduction of packed inputs is as long as this rank's own (row).
-  buffer("output", snac::BufferKind::output, toSnac(shot->output),
+  buffer("output", snac::BufferKind::output, shot->output,
          packedIn && packedOut ? snac::SizeSide::row : snac::SizeSide::column);
   buffer("rx", snac::BufferKind::receive,
          variable ? snac::Layout::scattered_v : snac::Layout::scattered,
@@ -253,7 +252,7 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   if (shot->consume == ConsumeOp::reduce) {
     assert(packedOut && "a legal reduction has a packed output");
     snac::ReduceTakeOp::create(
-        b, loc, snac::ReductionAttr::get(ctx, toSnac(*shot->reduction)), rx,
+        b, loc, snac::ReductionAttr::get(ctx, *shot->reduction), rx,
         epoch, output, zero);
   } else {
     forRanks([&](Value p) {

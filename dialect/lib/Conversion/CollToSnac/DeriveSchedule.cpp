@@ -28,7 +28,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/Conversion/CollToSnac/Passes.h"
-#include "Vocabulary.h"
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 
@@ -254,7 +253,7 @@ void ScheduleBuilder::buildConsumeRole(unsigned index, StringRef name,
                               Value(), Value());
         guardedWrite(a.zero, c, [&] {
           snac::ReduceOp::create(
-              b, loc, snac::ReductionAttr::get(ctx, toSnac(*t.getReduction())),
+              b, loc, snac::ReductionAttr::get(ctx, *t.getReduction()),
               sym(src), q, c, sym(dst), a.rank, a.zero, c);
         });
         snac::NotifyOp::create(b, loc, sym(srcFree), ValueRange{q, slot},

@@ -14,8 +14,6 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
-#include "collc/Dialect/Coll/IR/CollEnums.cpp.inc"
-
 using namespace mlir;
 
 namespace collc::coll {

@@ -31,6 +31,7 @@
 #define COLLC_DEVICE_COMMON_TYPES_CUH
 
 #include "collc/device/common/arch_config.cuh"
+#include "collc/vocab.h"
 
 //===----------------------------------------------------------------------===//
 // Fixed-width integers
@@ -79,14 +80,15 @@ namespace dev {
 /// `using namespace collc::dev;` never makes uint64_t ambiguous.)
 using u64 = unsigned long long;
 
-/// The reduction operators of `reduce<op>` (the `coll` dialect's RedOp).
+/// The reduction operators of `reduce<op>`: the vocabulary's RedOp
+/// (collc/vocab.h, the IR's Reduction and the C API's collcRedOp_t).
 ///  - Sum: FP32 sum in ascending source order, starting from source 0's value
 ///    (not from +0.0, so a sum of -0.0s stays -0.0).
 ///  - Avg: the FP32 Sum divided by float(nsrc), rounded once.
 ///  - Max/Min: IEEE 754-2019 maximumNumber/minimumNumber: a NaN loses to any
 ///    number (the result is NaN only when every source is NaN) and
 ///    -0.0 < +0.0, so the result does not depend on the order of sources.
-enum class RedOp { Sum, Max, Min, Avg };
+using RedOp = vocab::RedOp;
 
 #if defined(COLLC_DEVICE_COMPILE)
 

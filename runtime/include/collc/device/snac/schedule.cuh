@@ -25,6 +25,7 @@
 
 #include "collc/device/atom.cuh"
 #include "collc/device/snac/abi.h"
+#include "collc/vocab.h"
 
 #if defined(COLLC_DEVICE_COMPILE)
 
@@ -33,19 +34,15 @@
 
 namespace collc::dev::snac {
 
-enum class Layout { Packed, Scattered, Transposed };
-enum class Consume { Copy, Reduce };
-enum class Root { None, Producer, Consumer };
+using vocab::Consume;
+using vocab::Layout;
+using vocab::Root;
 /// Whether a buffer has the geometry of a transform's input or output.
 enum class Side { Input, Output };
 enum class Kind { Input, Output, Staging, Intermediate };
 
 /// One transform of the collective, as the generator bakes it in.
-struct Part {
-  Consume consume;
-  Layout in, out;
-  Root root;
-};
+using Part = vocab::Transform;
 
 /// The size vector, the second kernel parameter (abi.h): passed by value and
 /// read in place (__grid_constant__), so sizes are parameter loads, never
@@ -63,10 +60,6 @@ struct Geometry {
   int root;
   int rank;
 
-  static constexpr COLLC_HOST_DEVICE_INLINE int partitions(Layout l) {
-    return l == Layout::Packed ? 1 : N;
-  }
-
   /// Elements producer rank `p` contributes to partition `k` of transform
   /// `T`'s input.
   template <int T>
@@ -81,12 +74,8 @@ struct Geometry {
   /// Elements of partition `j` of transform `T`'s output at rank `r`.
   template <int T>
   COLLC_DEVICE_INLINE long long outSize(int r, int j) const {
-    constexpr Part part = Desc::kPart[T];
-    const int q = part.in == Layout::Packed ? 0 : r;
-    if constexpr (part.out == Layout::Packed)
-      return inSize<T>(part.consume == Consume::Reduce ? 0 : root, q);
-    else
-      return inSize<T>(j, q);
+    const vocab::SizeEntry e = vocab::outputEntry(Desc::kPart[T], root, r, j);
+    return inSize<T>(e.producer, e.part);
   }
 
   template <Side S, int T>
@@ -113,10 +102,7 @@ struct Context {
   using Elem = E;
   static constexpr int kN = N;
   static constexpr long long kChunkElems =
-      ChunkBytes / (long long)sizeof(E) > 0 ? ChunkBytes / (long long)sizeof(E)
-                                            : 1;
-  static constexpr unsigned long long kReadyWords =
-      (unsigned long long)ReadyEvents * N * N * Slots;
+      vocab::chunkElems(ChunkBytes, (int)sizeof(E));
 
   collcKernelParams p;
   Geometry<Desc, N> geo;
@@ -157,8 +143,8 @@ struct Context {
     return ok;
   }
 
-  static constexpr COLLC_DEVICE_INLINE unsigned long long arrivalIndex() {
-    return kReadyWords + (unsigned long long)FreeEvents * N * Slots;
+  static COLLC_DEVICE_INLINE unsigned long long arrivalIndex() {
+    return collcArrivalWord(ReadyEvents, FreeEvents, N, Slots);
   }
 
   COLLC_DEVICE_INLINE int rank() const { return p.rank; }
@@ -170,12 +156,27 @@ struct Context {
            kChunkElems;
   }
 
+  /// The most chunks of any partition of the buffer with the geometry of
+  /// side `S` of transform `T` at rank `owner`.
+  template <Side S, int T>
+  COLLC_DEVICE_INLINE long long maxChunks(long long owner) const {
+    constexpr Part part = Desc::kPart[T];
+    constexpr int parts =
+        vocab::partitions(S == Side::Input ? part.in : part.out, N);
+    long long most = 0;
+    for (long long j = 0; j < parts; ++j) {
+      const long long c = numChunks<S, T>(owner, j);
+      most = c > most ? c : most;
+    }
+    return most;
+  }
+
   /// The slot of `chunk` in a buffer of kind `K`: peer-accessible buffers
   /// cycle through `Slots` slots per partition.
   template <Kind K>
   static COLLC_DEVICE_INLINE long long slot(long long chunk) {
     if constexpr (K == Kind::Staging || K == Kind::Intermediate)
-      return chunk % Slots;
+      return vocab::slotOf(chunk, Slots);
     else
       return chunk;
   }
@@ -196,10 +197,10 @@ struct Context {
              geo.template offset<S, T>((int)owner, (int)j) + c * kChunkElems;
     else if constexpr (K == Kind::Staging)
       return static_cast<E *>(p.staging[owner]) +
-             (j * Slots + c % Slots) * kChunkElems;
+             vocab::slotOffset(j, c, Slots, kChunkElems);
     else
       return static_cast<E *>(p.inter[owner]) +
-             (j * Slots + c % Slots) * kChunkElems;
+             vocab::slotOffset(j, c, Slots, kChunkElems);
   }
 
   //===--------------------------------------------------------------------===//
@@ -213,21 +214,18 @@ struct Context {
                                           long long k, long long c) const {
     return reinterpret_cast<uint64_t *>(
         p.events[at] +
-        (((unsigned long long)event * N + sender) * N + k) * Slots +
-        c % Slots);
+        vocab::readyWord(event, sender, k, vocab::slotOf(c, Slots), N, Slots));
   }
 
   COLLC_DEVICE_INLINE uint64_t *freeWord(int at, int event, long long k,
                                          long long s) const {
     return reinterpret_cast<uint64_t *>(
-        p.events[at] + kReadyWords +
-        ((unsigned long long)event * N + k) * Slots + s);
+        p.events[at] + vocab::freeWord(ReadyEvents, event, k, s, N, Slots));
   }
 
   COLLC_DEVICE_INLINE unsigned long long *uses(int event, long long k,
                                                long long s) const {
-    return p.state + COLLC_STATE_USES +
-           ((unsigned long long)event * N + k) * Slots + s;
+    return p.state + COLLC_STATE_USES + vocab::useWord(event, k, s, N, Slots);
   }
 
   /// Publishes chunk `c` of partition `k` to rank `target`, or to every rank
@@ -295,7 +293,7 @@ struct Context {
     if (t == 0) {
       ok = 1;
       const unsigned long long earlier =
-          *uses(event, k, s) + (unsigned long long)(c / Slots);
+          *uses(event, k, s) + (unsigned long long)vocab::usesBefore(c, Slots);
       if (!wait_geq_acquire_sys(freeWord(p.rank, event, k, s),
                                 (uint64_t)(earlier * (unsigned long long)quota),
                                 p.timeoutNs)) {
@@ -308,13 +306,20 @@ struct Context {
     return ok;
   }
 
-  /// Advances the use count of every slot of partition `k` by the chunks of
-  /// this call (run by the last CTA, once per free event and partition).
-  COLLC_DEVICE_INLINE void advanceUses(int event, long long k,
-                                       long long chunks) {
-    for (long long s = 0; s < Slots && s < chunks; ++s)
-      *uses(event, k, s) += (unsigned long long)((chunks - s + Slots - 1) /
-                                                 Slots);
+  /// Advances the use counts of free event `event` by this call's uses
+  /// (vocab.h): every chunk of every partition of this rank's buffer with
+  /// the geometry of side `S` of transform `T` was one use of its slot. Run
+  /// by the last CTA, once per free event.
+  template <Side S, int T> COLLC_DEVICE_INLINE void advanceUses(int event) {
+    constexpr Part part = Desc::kPart[T];
+    constexpr int parts =
+        vocab::partitions(S == Side::Input ? part.in : part.out, N);
+    for (long long j = 0; j < parts; ++j) {
+      const long long chunks = numChunks<S, T>(p.rank, j);
+      for (long long s = 0; s < Slots && s < chunks; ++s)
+        *uses(event, j, s) +=
+            (unsigned long long)vocab::slotUses(chunks, Slots, s);
+    }
   }
 
   COLLC_DEVICE_INLINE void recordTimeout(int role, int event, int peer,

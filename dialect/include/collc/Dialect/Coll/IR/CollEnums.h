@@ -11,9 +11,27 @@
 #include <optional>
 #include <string>
 
-#include "collc/Dialect/Coll/IR/CollEnums.h.inc"
+#include "collc/Dialect/Common/IR/CommonEnums.h"
 
 namespace collc::coll {
+
+// coll's enums (CommonEnums.td, shared with snac), under coll's names.
+using common::ConsumeOp;
+using common::getMaxEnumValForConsumeOp;
+using common::getMaxEnumValForLayout;
+using common::getMaxEnumValForReduction;
+using common::getMaxEnumValForRoot;
+using common::Layout;
+using common::Reduction;
+using common::Root;
+using common::stringifyConsumeOp;
+using common::stringifyLayout;
+using common::stringifyReduction;
+using common::stringifyRoot;
+using common::symbolizeConsumeOp;
+using common::symbolizeLayout;
+using common::symbolizeReduction;
+using common::symbolizeRoot;
 
 /// True for the run-time-sized layouts (packed_v, scattered_v, transposed_v).
 bool isVariable(Layout layout);

@@ -5,6 +5,7 @@
 
 include "collc/Dialect/Snac/IR/SnacDialect.td"
 include "collc/Dialect/Snac/IR/SnacEnums.td"
+include "collc/Dialect/Common/IR/CommonEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 
 def Snac_BufferKindAttr : EnumAttr<Snac_Dialect, Snac_BufferKind, "buffer_kind"> {
@@ -22,11 +23,15 @@ def Snac_EncodingAttr : EnumAttr<Snac_Dialect, Snac_Encoding, "encoding"> {
 def Snac_ParticipantsAttr : EnumAttr<Snac_Dialect, Snac_Participants, "participants"> {
   let assemblyFormat = "`<` $value `>`";
 }
-def Snac_ReductionAttr : EnumAttr<Snac_Dialect, Snac_Reduction, "reduction"> {
+def Snac_ReductionAttr : EnumAttr<Snac_Dialect, Common_Reduction, "reduction"> {
+  // The enum is shared (CommonEnums.td); the attribute is this dialect\'s.
+  let cppNamespace = "::collc::snac";
   let assemblyFormat = "`<` $value `>`";
 }
 
-def Snac_LayoutAttr : EnumAttr<Snac_Dialect, Snac_Layout, "layout"> {
+def Snac_LayoutAttr : EnumAttr<Snac_Dialect, Common_Layout, "layout"> {
+  // The enum is shared (CommonEnums.td); the attribute is this dialect\'s.
+  let cppNamespace = "::collc::snac";
   let assemblyFormat = "`<` $value `>`";
 }
 def Snac_SizeSideAttr : EnumAttr<Snac_Dialect, Snac_SizeSide, "sizes"> {

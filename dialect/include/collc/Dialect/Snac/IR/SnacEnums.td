@@ -63,32 +63,13 @@ def Snac_Participants : I32EnumAttr<"Participants", "participating ranks", [
   let genSpecializedAttr = 0;
 }
 
-def Snac_Reduction : I32EnumAttr<"Reduction", "reduction operator", [
-    I32EnumAttrCase<"sum", 0>,
-    I32EnumAttrCase<"max", 1>,
-    I32EnumAttrCase<"min", 2>,
-    I32EnumAttrCase<"avg", 3>]> {
-  let cppNamespace = "::collc::snac";
-  let genSpecializedAttr = 0;
-}
-
 //===----------------------------------------------------------------------===//
 // Programs (SNAC v2)
 //===----------------------------------------------------------------------===//
 
-// The layout of a program buffer (Purlin 3.1), its own copy of the coll
-// vocabulary so that snac never reaches back into coll. The `_v` forms take
-// their partition sizes at run time, any of them zero.
-def Snac_Layout : I32EnumAttr<"Layout", "buffer layout", [
-    I32EnumAttrCase<"packed", 0>,
-    I32EnumAttrCase<"scattered", 1>,
-    I32EnumAttrCase<"transposed", 2>,
-    I32EnumAttrCase<"packed_v", 3>,
-    I32EnumAttrCase<"scattered_v", 4>,
-    I32EnumAttrCase<"transposed_v", 5>]> {
-  let cppNamespace = "::collc::snac";
-  let genSpecializedAttr = 0;
-}
+// The layout of a program buffer and the reduction operator are the enums
+// snac shares with coll (Common/IR/CommonEnums.td): one definition, and snac
+// still never reaches back into coll.
 
 // Which side of the size matrix m ([rank][partition] of the program's input,
 // one column when the input is packed) gives a program buffer's partition

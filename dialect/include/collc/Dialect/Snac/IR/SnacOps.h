@@ -11,7 +11,30 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "collc/Dialect/Common/IR/CommonEnums.h"
 #include "collc/Dialect/Snac/IR/SnacEnums.h.inc"
+
+namespace collc::snac {
+// The enums snac shares with coll (CommonEnums.td), under snac's names.
+using common::getMaxEnumValForLayout;
+using common::getMaxEnumValForReduction;
+using common::Layout;
+using common::Reduction;
+using common::stringifyLayout;
+using common::stringifyReduction;
+using common::symbolizeLayout;
+using common::symbolizeReduction;
+// snac's generic keyword parser asks snac::symbolizeEnum<E> for every enum
+// it prints, the shared ones included.
+template <>
+inline std::optional<Layout> symbolizeEnum<Layout>(llvm::StringRef s) {
+  return symbolizeLayout(s);
+}
+template <>
+inline std::optional<Reduction> symbolizeEnum<Reduction>(llvm::StringRef s) {
+  return symbolizeReduction(s);
+}
+} // namespace collc::snac
 
 #define GET_ATTRDEF_CLASSES
 #include "collc/Dialect/Snac/IR/SnacAttrs.h.inc"
