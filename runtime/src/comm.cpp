@@ -371,7 +371,12 @@ void collc::admitPrograms(collcComm_t comm, int sharing) {
 }
 
 collcResult_t collc::checkAdmitted(collcComm_t comm, int sharing) {
-  for (const Workspace &w : comm->workspaces)
+  for (const Workspace &w : comm->workspaces) {
+    if (w.kernel->isProgram && w.grid >= 1)
+      COLLC_INFO("rank %d: program '%s' runs %d CTAs (the manifest's %d; "
+                 "device %d holds %lld; %d ranks share it)",
+                 comm->rank, w.kernel->name.c_str(), w.grid, w.kernel->grid,
+                 comm->device, w.resident, sharing);
     if (w.kernel->isProgram && w.grid < 1)
       return COLLC_FAIL(
           collcInvalidArgument,
@@ -385,6 +390,7 @@ collcResult_t collc::checkAdmitted(collcComm_t comm, int sharing) {
           w.kernel->pdl ? ", each with two grids in flight (programmatic "
                           "dependent launch)"
                         : "");
+  }
   return collcSuccess;
 }
 
