@@ -152,8 +152,13 @@ prepare() {
     done
   } >"$rows"
   rm -f "$DIR"/*.mlir "$DIR"/*.err
+  # The runtime's JSON header for the GPU machine's build (as gpu-prepare.sh).
+  mkdir -p .deps/include
+  rm -rf .deps/include/nlohmann
+  cp -r /usr/include/nlohmann .deps/include/
   cat "$rows" "$skipped"
   du -sh "$DIR"
+  echo "ready: carry [\"out/ablation\", \".deps\"] and run scripts/gpu-ablation.sh run on the GPU machine"
 }
 
 run() {
