@@ -11,9 +11,11 @@
 #                                       robustness suite, single mode, ranks
 #                                       sharing the GPUs: needs
 #                                       robust.collcmod; programs: the SNAC
-#                                       v2 programs of collectives.collcmod,
-#                                       each encoding forced, 2, 3, 5 and 8
-#                                       ranks sharing GPU 0, through
+#                                       v2 programs of collectives.collcmod
+#                                       and programs-<encoding>.collcmod,
+#                                       every (variant, encoding) a module's
+#                                       manifest holds forced in turn, 2, 3,
+#                                       5 and 8 ranks sharing GPU 0, through
 #                                       test/gpu/programs/runtime_programs)
 #
 # What must exist before the run (made on the CPU machine, e.g. by
@@ -40,7 +42,9 @@
 # Environment: JOBS (default nproc), BUILD_DIR (default build-gpu),
 # PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT / ROBUST_TIMEOUT /
 # PROGRAMS_TIMEOUT (seconds, default 420 / 420 / 360 / 420 / 420),
-# PROGRAM_RANKS (default 2,3,5,8), PROGRAM_BAND_TOP (bytes, default 65536),
+# PROGRAM_RANKS (default 2,3,5,8), PROGRAM_MODULES (the programs phase's
+# modules under out/modules, default "collectives programs-ll16
+# programs-sentinel programs-flag"),
 # TEST_ARGS (extra collc_gpu_tests arguments for both modes), ROBUST_ARGS (extra arguments of the robust
 # phase, e.g. --robust=stall,streams or --shapes=1000), COLLC_COMMIT (the
 # commit to name in the summary when the tree's git metadata is not its own).
@@ -78,9 +82,12 @@ die() {
   exit 2
 }
 
-# Inputs that the CPU machine must provide.
+# Inputs that the CPU machine must provide (the library modules: for every
+# phase but the programs phase, which checks its own).
 missing=()
-for f in "$MODULES/collectives.collcmod" "$MODULES/variable.collcmod"; do
+LIBRARY=("$MODULES/collectives.collcmod" "$MODULES/variable.collcmod")
+[ "${PHASES[*]}" = programs ] && LIBRARY=()
+for f in "${LIBRARY[@]}"; do
   [ -s "$f" ] || missing+=("$f")
 done
 if [ ${#missing[@]} -ne 0 ]; then
@@ -88,7 +95,7 @@ if [ ${#missing[@]} -ne 0 ]; then
   build/bin/collc --emit=module --target=sm_90 -o out/modules
 and send them with the run (carry: [\"out\", \".deps\"])."
 fi
-for f in "$MODULES/collectives.collcmod" "$MODULES/variable.collcmod"; do
+for f in "${LIBRARY[@]}"; do
   grep -q '"sm_90"' "$f" ||
     die "$f has no sm_90 target; rebuild it with --target=sm_90"
 done
@@ -181,7 +188,10 @@ if has build; then
       -DCOLLC_JSON_INCLUDE_DIR='$ROOT/.deps/include' &&
     ninja -C '$BUILD_DIR' -j '$JOBS'"
 fi
-[ -x "$BIN" ] || die "no $BIN: run the build phase first"
+# The programs phase builds its own test; the others run collc_gpu_tests.
+if has procs || has single || has sanitizer || has robust; then
+  [ -x "$BIN" ] || die "no $BIN: run the build phase first"
+fi
 
 # Each process's watchdog (360 s) fires before the phase's limit (420 s), so
 # a hang is reported by the tests rather than cut off.
@@ -203,32 +213,39 @@ has robust && run_phase robust "${ROBUST_TIMEOUT:-420}" \
   "$BIN" --mode=single --modules="$MODULES" --suites=robust \
   --watchdog=400 ${ROBUST_ARGS:-}
 
-# SNAC v2 programs (issue 10): every program of the library module, each
-# encoding forced (COLLC_FORCE_VARIANT), ranks sharing GPU 0, graph replay,
-# a timeout; calls beyond the bands run the v1 kernels.
+# SNAC v2 programs (issue 10): every program of the library module and of
+# the per-encoding modules (scripts/gpu-prepare.sh: programs-<encoding>,
+# every program forced to one encoding), each (variant, encoding) the
+# module's manifest holds forced in turn (COLLC_FORCE_VARIANT; listed by
+# test/gpu/programs/forced_runs.py, so two-shot and speculating programs
+# are covered once a module has them) over its band, ranks sharing GPU 0,
+# graph replay, a timeout; calls beyond the bands run the v1 kernels.
 if has programs; then
-  if grep -q '"program_abi_version"' "$MODULES/collectives.collcmod"; then
-    run_phase programs "${PROGRAMS_TIMEOUT:-420}" bash -c "
-      cmake -S test/gpu/programs -B '$BUILD_DIR/programs' -G Ninja \
-        -DCOLLC_JSON_INCLUDE_DIR='$ROOT/.deps/include' >/dev/null &&
-      ninja -C '$BUILD_DIR/programs' -j '$JOBS' runtime_programs >/dev/null &&
-      '$BUILD_DIR/programs/runtime_programs' '$MODULES/collectives.collcmod' \
-        --ranks=\${PROGRAM_RANKS:-2,3,5,8} --encodings=ll16 \
-        --band-top=\${PROGRAM_BAND_TOP:-65536}; s=\$?
-      # Each encoding forced, from a module whose programs all carry it
-      # (scripts/gpu-prepare.sh: programs-<encoding>.collcmod).
-      for enc in ll16 sentinel flag; do
-        m='$MODULES/programs-'\$enc.collcmod
-        [ -f \$m ] || { echo \"FAIL \$m: missing (scripts/gpu-prepare.sh)\"; s=1; continue; }
-        '$BUILD_DIR/programs/runtime_programs' \$m --ranks=\${PROGRAM_RANKS:-2,3,5,8} \
-          --encodings=\$enc --band-top=\${PROGRAM_BAND_TOP:-65536} || s=1
-      done
-      exit \$s"
-  else
-    echo "gpu-suite: programs: $MODULES/collectives.collcmod has no program kernels (no program_abi_version)" |
-      tee "$OUT/programs.log"
-    record programs 1 0 "$OUT/programs.log"
-  fi
+  run_phase programs "${PROGRAMS_TIMEOUT:-420}" bash -c '
+    cmake -S test/gpu/programs -B "$0/programs" -G Ninja \
+      -DCOLLC_JSON_INCLUDE_DIR="$1/.deps/include" >/dev/null &&
+      ninja -C "$0/programs" -j "$2" runtime_programs >/dev/null || exit 2
+    s=0
+    counts=$(mktemp)
+    for name in ${PROGRAM_MODULES:-collectives programs-ll16 programs-sentinel programs-flag}; do
+      m=$3/$name.collcmod
+      [ -f "$m" ] || { echo "FAIL $m: missing (scripts/gpu-prepare.sh)"; s=1; continue; }
+      runs=$(python3 test/gpu/programs/forced_runs.py "$m" \
+        --ranks="${PROGRAM_RANKS:-2,3,5,8}") || { echo "FAIL $m: unreadable manifest"; s=1; continue; }
+      [ -n "$runs" ] || { echo "FAIL $m: no program kernels"; s=1; continue; }
+      while read -r force lo hi ranks spec; do
+        echo "programs: $name: $force band [$lo, $hi] ranks $ranks speculate $spec"
+        "$0/programs/runtime_programs" "$m" --ranks="$ranks" \
+          --encodings="$force" --band-bottom="$lo" --band-top="$hi" |
+          tee -a "$counts"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || s=1
+      done <<<"$runs"
+    done
+    # The phase line: every run together.
+    awk "/^[0-9]+ passed, [0-9]+ failed\$/ {p += \$1; f += \$3}
+      END {printf \"%d passed, %d failed\\n\", p, f}" "$counts"
+    rm -f "$counts"
+    exit $s' "$BUILD_DIR" "$ROOT" "$JOBS" "$MODULES"
 fi
 
 # Summary of every phase recorded for this build (this call or earlier ones).

@@ -18,6 +18,7 @@
 
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -108,6 +109,12 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
   CU_CHECK(cuDeviceGetAttribute(
       &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
   comm->capability = major * 10 + minor;
+  CU_CHECK(cuDeviceGetAttribute(&comm->pci[0],
+                                CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev));
+  CU_CHECK(cuDeviceGetAttribute(&comm->pci[1], CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
+                                dev));
+  CU_CHECK(cuDeviceGetAttribute(&comm->pci[2],
+                                CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev));
   CU_CHECK(cuDevicePrimaryCtxRetain(&comm->context, dev));
   CU_CHECK(cuCtxSetCurrent(comm->context));
 
@@ -178,14 +185,18 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
       continue;
     Workspace w;
     w.kernel = &k;
+    w.grid = k.grid;
     CU_CHECK(cuModuleGetFunction(&w.function, comm->cuModule, k.name.c_str()));
     // The CTAs of a grid wait on each other, so every call is a cooperative
     // launch (all CTAs resident at once, whatever else runs on the device):
-    // the grid must fit the device at the kernel's occupancy.
+    // the grid must fit the device at the kernel's occupancy. A program's
+    // grid is admitted once the ranks sharing the device are known
+    // (admitPrograms).
     int perSm = 0;
     CU_CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(
         &perSm, w.function, k.threads, 0));
-    if ((long long)perSm * sms < k.grid)
+    w.resident = (long long)perSm * sms;
+    if (!k.isProgram && w.resident < k.grid)
       return COLLC_FAIL(collcInvalidArgument,
                         "kernel '%s' has %d CTAs that must be resident at "
                         "once, but device %d holds %d (%d SMs x %d); "
@@ -262,6 +273,7 @@ void release(collcComm *comm) {
 struct RankHello {
   char specHash[65];
   int nranks, capability, kernels;
+  int pci[3]; // the device (collcComm::pci)
 };
 
 } // namespace
@@ -343,6 +355,45 @@ Workspace *collc::pickProgram(const Route &route,
 }
 
 
+int collc::admittedGrid(int manifestGrid, long long resident, int sharing,
+                        bool pdl) {
+  if (manifestGrid < 1 || resident < 1 || sharing < 1)
+    return 0;
+  const long long perRank = resident / ((long long)sharing * (pdl ? 2 : 1));
+  return (int)std::min<long long>(manifestGrid, perRank);
+}
+
+void collc::admitPrograms(collcComm_t comm, int sharing) {
+  for (Workspace &w : comm->workspaces)
+    if (w.kernel->isProgram)
+      w.grid = admittedGrid(w.kernel->grid, w.resident, sharing,
+                            w.kernel->pdl);
+}
+
+collcResult_t collc::checkAdmitted(collcComm_t comm, int sharing) {
+  for (const Workspace &w : comm->workspaces) {
+    if (w.kernel->isProgram && w.grid >= 1)
+      COLLC_INFO("rank %d: program '%s' runs %d CTAs (the manifest's %d; "
+                 "device %d holds %lld; %d ranks share it)",
+                 comm->rank, w.kernel->name.c_str(), w.grid, w.kernel->grid,
+                 comm->device, w.resident, sharing);
+    if (w.kernel->isProgram && w.grid < 1)
+      return COLLC_FAIL(
+          collcInvalidArgument,
+          "rank %d: program '%s' needs every rank's CTAs resident at once, "
+          "but device %d holds %lld of its CTAs and %d ranks of the "
+          "communicator share it%s: not even one CTA per rank fits (on "
+          "some rank); put fewer ranks on each GPU, or compile the spec "
+          "without programs (policy one_hop_max_bytes = 0)",
+          comm->rank, w.kernel->name.c_str(), comm->device, w.resident,
+          sharing,
+          w.kernel->pdl ? ", each with two grids in flight (programmatic "
+                          "dependent launch)"
+                        : "");
+  }
+  return collcSuccess;
+}
+
 collcResult_t collc::useContext(collcComm_t comm) {
   CU_CHECK(cuCtxSetCurrent(comm->context));
   return collcSuccess;
@@ -378,6 +429,7 @@ extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
   mine.nranks = nranks;
   mine.capability = c->capability;
   mine.kernels = (int)c->workspaces.size();
+  std::memcpy(mine.pci, c->pci, sizeof mine.pci);
   if (allgather(&mine, hello.data(), sizeof(RankHello), userData) != 0) {
     release(c);
     return COLLC_FAIL(collcSystemError,
@@ -395,6 +447,38 @@ extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
                         rank, p, hello[p].nranks, hello[p].kernels, nranks,
                         mine.kernels);
     }
+  {
+    // Residency admission: every rank admits its programs for the ranks on
+    // its device, then all launch the least grid any rank admitted. A rank
+    // where none fits sends 0, so every rank refuses the communicator
+    // rather than one leaving the others in the next allgather.
+    int sharing = 0;
+    for (int p = 0; p < nranks; ++p)
+      sharing += std::memcmp(hello[p].pci, mine.pci, sizeof mine.pci) == 0;
+    admitPrograms(c, sharing);
+    std::vector<int> grids(c->workspaces.size()),
+        allGrids(grids.size() * nranks);
+    for (size_t i = 0; i < grids.size(); ++i)
+      grids[i] = c->workspaces[i].grid;
+    if (!grids.empty() &&
+        allgather(grids.data(), allGrids.data(), grids.size() * sizeof(int),
+                  userData) != 0) {
+      release(c);
+      return COLLC_FAIL(collcSystemError,
+                        "rank %d: the allgather callback failed exchanging "
+                        "program grids",
+                        rank);
+    }
+    for (size_t i = 0; i < grids.size(); ++i)
+      for (int p = 0; p < nranks; ++p)
+        c->workspaces[i].grid =
+            std::min(c->workspaces[i].grid, allGrids[p * grids.size() + i]);
+    res = checkAdmitted(c, sharing);
+    if (res != collcSuccess) {
+      release(c);
+      return res;
+    }
+  }
 
   // Exchange the IPC handles of every peer-accessible buffer.
   size_t perRank = c->workspaces.size() * 3;
@@ -456,6 +540,28 @@ extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
     res = setupRank(made[r], module, ndev, r, devices[r], config);
     if (res != collcSuccess)
       break;
+  }
+  // Residency admission (as in collcCommInitRank): each rank for the ranks
+  // on its device, then the least grid on every rank.
+  std::vector<int> sharing(ndev, 0);
+  for (int r = 0; res == collcSuccess && r < ndev; ++r) {
+    for (int p = 0; p < ndev; ++p)
+      sharing[r] += devices[p] == devices[r];
+    admitPrograms(made[r], sharing[r]);
+  }
+  for (int r = 1; res == collcSuccess && r < ndev; ++r)
+    for (size_t i = 0; i < made[0]->workspaces.size() &&
+                       i < made[r]->workspaces.size();
+         ++i) {
+      int &g0 = made[0]->workspaces[i].grid;
+      g0 = std::min(g0, made[r]->workspaces[i].grid);
+    }
+  for (int r = 0; res == collcSuccess && r < ndev; ++r) {
+    for (size_t i = 0; i < made[0]->workspaces.size() &&
+                       i < made[r]->workspaces.size();
+         ++i)
+      made[r]->workspaces[i].grid = made[0]->workspaces[i].grid;
+    res = checkAdmitted(made[r], sharing[r]);
   }
   // Peer access both ways between every pair, then plain pointers.
   for (int r = 0; res == collcSuccess && r < ndev; ++r) {

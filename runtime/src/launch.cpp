@@ -211,7 +211,7 @@ collcResult_t launchProgram(collcComm_t comm, Workspace *w,
   params.rank = comm->rank;
   params.worldSize = comm->nranks;
   CUlaunchConfig config{};
-  config.gridDimX = k.grid;
+  config.gridDimX = w->grid; // admitted at creation (admitPrograms)
   config.gridDimY = config.gridDimZ = 1;
   config.blockDimX = k.threads;
   config.blockDimY = config.blockDimZ = 1;

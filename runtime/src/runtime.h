@@ -63,6 +63,14 @@ struct Workspace {
   /// second kernel parameter, by value). A program's own receive buffer is
   /// `staging` (exchanged like one) and its per-CTA call counters `state`.
   std::vector<CUdeviceptr> rxPeers;
+  /// The grid every launch of this kernel uses: the manifest's for a v1
+  /// kernel; a program's after residency admission (admitPrograms), the
+  /// same on every rank and fixed for the communicator's life (its CTAs'
+  /// call counters and flag segments depend on it).
+  int grid = 0;
+  /// CTAs of this kernel the device keeps resident at once (its occupancy
+  /// per SM x SMs).
+  long long resident = 0;
 };
 
 /// What `COLLC_FORCE_VARIANT` asks for (docs/runtime.md): every kernel
@@ -101,6 +109,27 @@ COLLC_API long long selectionBytes(const CollectiveInfo &c,
 COLLC_API Workspace *pickProgram(const Route &route,
                                  unsigned long long inputBytes);
 
+/// Residency admission of a program (docs/runtime.md): a one-shot program
+/// needs every rank's grid resident at once (CTA i of a rank waits for
+/// CTA i of every peer), so the ranks sharing one device split what it
+/// keeps resident (`resident` CTAs of this kernel), two grids per rank with
+/// programmatic dependent launch (the next call's grid starts early and
+/// waits on the device). The most CTAs a rank may launch, at most
+/// `manifestGrid`; 0 when not even one per rank fits.
+COLLC_API int admittedGrid(int manifestGrid, long long resident, int sharing,
+                           bool pdl);
+
+/// Sets the grid of every program of `comm` from admittedGrid, with
+/// `sharing` ranks of the communicator on its device (this rank included).
+/// The ranks then agree on the least (every rank must launch the same grid)
+/// and call checkAdmitted.
+COLLC_API void admitPrograms(collcComm_t comm, int sharing);
+
+/// Refuses the communicator when a program's agreed grid is 0: not even one
+/// CTA per rank fits the device (the message names the kernel, the device's
+/// capacity and the ranks sharing it).
+COLLC_API collcResult_t checkAdmitted(collcComm_t comm, int sharing);
+
 /// The ranks one process drives (collcCommInitAll): which rank queued work
 /// on which stream, so that two ranks on one stream (which can never
 /// complete a collective: the second kernel waits for the first, which
@@ -119,6 +148,9 @@ struct Clique {
 struct collcComm {
   collcModule_t module = nullptr;
   int rank = 0, nranks = 0, device = 0, capability = 0;
+  /// The device's PCI domain, bus and device ids: tells the ranks that share
+  /// one GPU apart from those on another (residency admission).
+  int pci[3] = {0, 0, 0};
   CUcontext context = nullptr;
   CUmodule cuModule = nullptr;
   std::string imageTarget;

@@ -5,10 +5,10 @@
 // RUN: not collc-opt %s --snac-assign-work="threads=48" 2>&1 | FileCheck %s --check-prefix=THREADS
 
 // TARGET: error: snac-assign-work: unknown target 'gfx90a'; expected sm_<version>, e.g. sm_90a
-// THREADS: error: snac-assign-work: threads must be a multiple of 32 up to 1024 and max-ctas at least 1, got 48 and 16
+// THREADS: error: snac-assign-work: threads must be a multiple of 32 up to 1024 and max-ctas at least 1, got 48 and 128
 
-// LL16 moves 8 bytes per thread-step: 64 KiB / (256 * 8) = 32 CTAs, capped at 16.
-// CHECK-LABEL: snac.program for @ll16 variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 256, grain = 8, pdl = true>
+// LL16 moves 8 bytes per thread-step: 64 KiB / (256 * 8) = 32 CTAs.
+// CHECK-LABEL: snac.program for @ll16 variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 32, threads = 256, grain = 8, pdl = true>
 // 256 threads, at most 8 CTAs; no target has PDL.
 // SM80-LABEL:  snac.program for @ll16 variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 8, threads = 256, grain = 8, pdl = false>
 snac.program for @ll16 variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
@@ -37,9 +37,9 @@ snac.program for @flag variant one_shot policy #snac.policy<encoding = flag, slo
   snac.program_buffer @rx receive scattered sizes column
 }
 
-// A large band is capped at max-ctas; what is already decided (the spec's
-// CTA budget) is kept.
-// CHECK-LABEL: snac.program for @large variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 1048576], ctas = 16, threads = 256, grain = 16, pdl = true>
+// A large band is capped at max-ctas (1 MiB / (256 * 16) = 256 CTAs, capped
+// at 128); what is already decided (the spec's CTA budget) is kept.
+// CHECK-LABEL: snac.program for @large variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 1048576], ctas = 128, threads = 256, grain = 16, pdl = true>
 // CHECK-LABEL: snac.program for @budget variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 3, threads = 256, grain = 8, pdl = true>
 // SM80-LABEL:  snac.program for @large variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 1048576], ctas = 8,
 // SM80-LABEL:  snac.program for @budget variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 3,

@@ -117,6 +117,51 @@ __global__ void __launch_bounds__(512, 1)
   g.finish(e);
 }
 
+// The frame's experiments (--frame; issue 10's count-0 target), neither in
+// the emitter's form:
+// The call counter off the critical path: loaded before griddepcontrol.wait
+// and stored before launch_dependents (then a fence and a CTA barrier, so
+// the store precedes every thread's trigger): the next call of this
+// program on the stream starts only after every CTA triggered, so its load
+// sees the store (the hardware's order of trigger and launch; the PTX
+// memory model promises visibility only after griddepcontrol.wait).
+template <Encoding Enc>
+__global__ void __launch_bounds__(512, 1)
+    early_counter_bf16_n2(collcProgramParams p, Peers<2> rx, Sizes<2> sizes) {
+  Program<__nv_bfloat16, 2, Enc, kSlots, regionBytes<Enc>(), true> g(p, rx,
+                                                                     sizes);
+  const Epoch e = g.epoch();
+  g.wait_previous();
+  g.put(/*op=*/0, e, g.input(0), g.count(g.rank(), 0), kAllRanks);
+  g.finish(e);
+  __threadfence();
+  __syncthreads();
+  g.launch_dependents();
+  g.template reduce_take<Reduction::sum>(/*op=*/1, e, g.output(0),
+                                         g.count(g.rank(), 0));
+}
+
+// Count 0 only: the padding packet (it reads no input) put before
+// griddepcontrol.wait as well, so the exchange overlaps the kernel boundary.
+// Needs 4 slots: p writes slot (e + 1) mod S once its call e passed its
+// wait, i.e. once its call e - 1 ended, which read q's call-(e - 1) padding,
+// put once q's call e - 2 passed its wait, i.e. after q's call e - 3 ended:
+// q may still read slots of calls e - 2 and later.
+__global__ void __launch_bounds__(512, 1)
+    frame_early_padding(collcProgramParams p, Peers<2> rx, Sizes<2> sizes) {
+  Program<__nv_bfloat16, 2, Encoding::ll16, 4, regionBytes<Encoding::ll16>(),
+          true>
+      g(p, rx, sizes);
+  const Epoch e = g.epoch();
+  g.put(/*op=*/0, e, g.input(0), 0, kAllRanks);
+  g.wait_previous();
+  g.finish(e);
+  __threadfence();
+  __syncthreads();
+  g.launch_dependents();
+  g.reduce_take<Reduction::sum>(/*op=*/1, e, g.output(0), 0);
+}
+
 namespace {
 
 using Kernel = void (*)(collcProgramParams, Peers<2>, Sizes<2>);
@@ -380,13 +425,15 @@ void faults(const Config &c) {
 
 int main(int argc, char **argv) {
   alarm(500); // a hang is a failure, not a stuck machine
-  bool quick = false;
+  bool quick = false, frame = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (results.parse(a))
       continue;
     if (a == "--quick")
       quick = true;
+    else if (a == "--frame")
+      frame = true;
   }
   CHECK(cudaSetDevice(0));
   cudaDeviceProp prop;
@@ -402,7 +449,8 @@ int main(int argc, char **argv) {
     std::printf("FAIL: region sizes differ from collcRxRegionBytes\n");
     return 1;
   }
-  rxBytes = collcRxBytes(kSlots, kRanks, regionBytes<Encoding::ll16>());
+  // Room for frame_early_padding's 4 slots.
+  rxBytes = collcRxBytes(4, kRanks, regionBytes<Encoding::ll16>());
   for (Rank &r : ranks) {
     CHECK(cudaMalloc(&r.input, kMaxBytes + 256));
     CHECK(cudaMalloc(&r.output, kMaxBytes + 256));
@@ -437,6 +485,33 @@ int main(int argc, char **argv) {
     correctness(c, 5, 96); // odd grid: segments and strides not powers of 2
     if (c.grain == 1)
       faults(c);
+  }
+  if (frame) {
+    // The frame's experiments: the contract's program against the counter
+    // moved off the critical path (bitwise, every size) and the padding
+    // put before the wait (count 0), each against the empty kernel.
+    const Config early{"ll16-early-counter", COLLC_ENCODING_LL16,
+                       early_counter_bf16_n2<Encoding::ll16>, 1};
+    const Config padding{"ll16-early-padding", COLLC_ENCODING_LL16,
+                         frame_early_padding, 1};
+    correctness(early, 16, 512);
+    correctness(early, 5, 96);
+    for (const auto &g : {std::array<int, 2>{2, 256}, {16, 256}, {32, 256}}) {
+      Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
+      resetState(empty, g[0]);
+      record("empty", "pdl", g[0], g[1], 1, 0,
+             timeGraph(empty_program, g[0], g[1], 0));
+      resetState(empty, g[0]);
+      record("frame", "counter", g[0], g[1], 1, 0,
+             timeGraph(frame_counter, g[0], g[1], 0));
+      bench(configs[0], g[0], g[1], {0, 1024, 65536});
+      bench(early, g[0], g[1], {0, 1024, 65536});
+      bench(padding, g[0], g[1], {0});
+    }
+    std::printf("%d failures\n", failures);
+    if (json)
+      std::fclose(json);
+    return failures ? 1 : 0;
   }
   std::printf("correctness: %d failures\n", failures);
 

@@ -21,8 +21,12 @@
 //  - per-call time through the runtime: 64 calls per rank in one CUDA graph.
 //
 // usage: runtime_programs MODULE [--ranks=2,3,5,8] [--encodings=ll16,...]
-//          (encodings: ll16, sentinel, flag, or v1 for the v1 kernels)
-//          [--band-top=BYTES] [--json=FILE --machine=M --date=D]
+//          (encodings: ll16, sentinel, flag (the one_shot program of it),
+//          variant:encoding (e.g. two_shot:ll16), or v1 for the v1 kernels)
+//          [--band-top=BYTES] [--band-bottom=BYTES]
+//          [--json=FILE --machine=M --date=D]
+// The band (default [0, 64 KiB]) is the forced program's, in bytes of a
+// rank's input: eager calls span it, and it is what the timings measure.
 // World sizes the module has no kernel for are skipped (SKIP lines).
 // The last line is "N passed, M failed".
 //
@@ -59,7 +63,7 @@ namespace {
 int passed = 0, failed = 0;
 std::vector<int> worldSizes = {2, 3, 5, 8};
 std::vector<std::string> encodings = {"ll16", "sentinel", "flag"};
-size_t bandTop = 65536;
+size_t bandTop = 65536, bandBottom = 0;
 std::mt19937_64 rng(7);
 ResultOptions results;
 
@@ -292,17 +296,25 @@ double timeGraph(Ranks &r, const Coll &c, size_t count) {
   return most * 1000.0 / (8 * 64);
 }
 
-/// "v1" forces the v1 kernels (the baseline of the same run); another
-/// encoding forces the one-shot program of it.
+/// "v1" forces the v1 kernels (the baseline of the same run); a bare
+/// encoding forces the one-shot program of it, "variant:encoding" that
+/// program.
 std::string forceOf(const char *encoding) {
-  return std::string(encoding) == "v1" ? "v1"
-                                       : std::string("one_shot:") + encoding;
+  const std::string e = encoding;
+  return e == "v1" || e.find(':') != std::string::npos ? e
+                                                        : "one_shot:" + e;
+}
+
+/// Whether the forced program carries sentinel readiness (copies then
+/// canonicalize the pattern).
+bool isSentinel(const std::string &force) {
+  return force.size() >= 9 && force.compare(force.size() - 9, 9, ":sentinel") == 0;
 }
 
 void encodingSuite(const char *encoding) {
   const std::string force = forceOf(encoding);
   setenv("COLLC_FORCE_VARIANT", force.c_str(), 1);
-  const bool sentinel = std::string(encoding) == "sentinel";
+  const bool sentinel = isSentinel(force);
   for (int n : worldSizes) {
     Ranks r;
     if (!init(r, n, 5000))
@@ -310,10 +322,15 @@ void encodingSuite(const char *encoding) {
     for (const Coll &c : collectives()) {
       // Counts per rank that keep a rank's input within the band.
       const size_t top = bandTop / 2 / c.inElems(n, 1);
+      // The band's bottom as a count (rounded up into the band).
+      const size_t bottom =
+          (bandBottom / 2 + c.inElems(n, 1) - 1) / c.inElems(n, 1);
+      std::vector<size_t> counts = {0, 1, 7, 1000, top / 2 + 3, top};
+      if (bottom > 0)
+        counts = {bottom, bottom + 1, bottom + 7, (bottom + top) / 2 + 3, top};
       bool ok = true;
       int calls = 0;
-      for (size_t count : {size_t(0), size_t(1), size_t(7), size_t(1000),
-                           top / 2 + 3, top})
+      for (size_t count : counts)
         for (int rep = 0; rep < 2 && ok; ++rep, ++calls)
           ok = runOnce(r, c, count, sentinel,
                        force + " " + c.name + " n" + std::to_string(n) +
@@ -340,9 +357,14 @@ void encodingSuite(const char *encoding) {
         // (all_gather).
         const bool gather = c.name == std::string("all_gather");
         for (size_t bytes : {size_t(1024), size_t(4096), size_t(16384),
-                             size_t(65536)}) {
+                             size_t(65536), size_t(262144),
+                             size_t(1048576)}) {
           if (!ok || !results.json)
             break;
+          // The sizes of the forced program's band (1-64 KiB by default).
+          if ((bytes > 65536 && bytes > bandTop) ||
+              (bandBottom > 0 && bytes < bandBottom))
+            continue;
           const size_t count =
               bytes / 2 / (gather ? c.outElems(n, 1) : c.inElems(n, 1));
           const double t = timeGraph(r, c, count);
@@ -394,12 +416,14 @@ void encodingSuite(const char *encoding) {
 /// One rank calls, the others never do: that rank's program times out and
 /// the communicator refuses later calls.
 void timeoutSuite(const char *encoding) {
-  const std::string force = std::string("one_shot:") + encoding;
+  const std::string force = forceOf(encoding);
   setenv("COLLC_FORCE_VARIANT", force.c_str(), 1);
   Ranks r;
   if (!init(r, 2, 200))
     return;
-  collcAllReduce(r.in[0], r.out[0], 4096, collcBfloat16, collcSum, r.comms[0],
+  // A count in the forced program's band.
+  const size_t count = bandBottom > 0 ? bandBottom / 2 + 8 : 4096;
+  collcAllReduce(r.in[0], r.out[0], count, collcBfloat16, collcSum, r.comms[0],
                  r.streams[0]);
   CUDA(cudaStreamSynchronize(r.streams[0]));
   collcResult_t async = collcSuccess;
@@ -431,6 +455,8 @@ int main(int argc, char **argv) {
       continue;
     if (a.rfind("--band-top=", 0) == 0)
       bandTop = std::strtoull(a.c_str() + 11, nullptr, 10);
+    else if (a.rfind("--band-bottom=", 0) == 0)
+      bandBottom = std::strtoull(a.c_str() + 14, nullptr, 10);
     else if (a.rfind("--ranks=", 0) == 0 || a.rfind("--encodings=", 0) == 0) {
       const bool ranks = a[2] == 'r';
       std::string list = a.substr(a.find('=') + 1);
@@ -454,7 +480,7 @@ int main(int argc, char **argv) {
   for (const std::string &e : encodings)
     encodingSuite(e.c_str());
   for (const std::string &e : encodings)
-    if (e != "sentinel" && e != "v1") // the v1 suite has its own timeouts
+    if (!isSentinel(forceOf(e.c_str())) && e != "v1") // v1: its own timeouts
       timeoutSuite(e.c_str());
   collcModuleDestroy(module);
   if (results.json)

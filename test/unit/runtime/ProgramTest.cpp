@@ -257,6 +257,51 @@ TEST_F(Routing, ForcingPicksOneProgramOrNone) {
   EXPECT_EQ(route("two_shot:ll16", 1024), v1);
 }
 
+// Residency admission: the ranks sharing a device split what it keeps
+// resident, two grids each with PDL; never more than the manifest's grid.
+TEST(AdmissionTest, TheGridIsWhatFitsForEveryRankSharingTheDevice) {
+  // 132 SMs x 2 CTAs of the kernel: 264 resident.
+  EXPECT_EQ(collc::admittedGrid(32, 264, 2, true), 32);  // 66 per rank
+  EXPECT_EQ(collc::admittedGrid(64, 264, 2, true), 64);  // 66 per rank
+  EXPECT_EQ(collc::admittedGrid(32, 264, 8, true), 16);  // 264 / 16
+  EXPECT_EQ(collc::admittedGrid(32, 264, 8, false), 32); // 264 / 8 = 33
+  EXPECT_EQ(collc::admittedGrid(64, 264, 3, true), 44);
+  EXPECT_EQ(collc::admittedGrid(16, 264, 1, true), 16);
+  // Not even one CTA per rank: 0 (the communicator is refused).
+  EXPECT_EQ(collc::admittedGrid(16, 264, 133, true), 0);
+  EXPECT_EQ(collc::admittedGrid(16, 264, 265, false), 0);
+  EXPECT_EQ(collc::admittedGrid(16, 0, 1, false), 0);
+}
+
+TEST_F(Routing, AdmissionSetsEveryProgramsGridAndLeavesV1Alone) {
+  for (collc::Workspace &w : comm.workspaces) {
+    w.grid = w.kernel->grid; // 16 in every entry of the fixture
+    w.resident = 2 * 132;
+  }
+  collc::admitPrograms(&comm, 8);
+  EXPECT_EQ(comm.workspaces[0].grid, 16); // v1: the manifest's, cooperative
+  for (size_t i = 1; i < comm.workspaces.size(); ++i)
+    EXPECT_EQ(comm.workspaces[i].grid, 16) << comm.workspaces[i].kernel->name;
+  EXPECT_EQ(collc::checkAdmitted(&comm, 8), collcSuccess) << lastError();
+  comm.workspaces[2].resident = 40; // the sentinel program fits 40 at once
+  collc::admitPrograms(&comm, 8);
+  EXPECT_EQ(comm.workspaces[1].grid, 16);
+  EXPECT_EQ(comm.workspaces[2].grid, 2); // 40 / (8 ranks x 2 grids)
+  EXPECT_EQ(comm.workspaces[0].grid, 16);
+  // 21 ranks on the device: 40 / 42 is 0, the communicator is refused.
+  collc::admitPrograms(&comm, 21);
+  EXPECT_EQ(comm.workspaces[2].grid, 0);
+  EXPECT_EQ(collc::checkAdmitted(&comm, 21), collcInvalidArgument);
+  const std::string error = lastError();
+  for (const char *part :
+       {"program 'collc_all_reduce__one_shot_sentinel_f32_n2'",
+        "holds 40 of its CTAs", "21 ranks of the communicator share it",
+        "two grids in flight", "not even one CTA per rank fits",
+        "one_hop_max_bytes = 0"})
+    EXPECT_TRUE(contains(error, part)) << "missing '" << part << "' in: "
+                                       << error;
+}
+
 TEST(SelectionTest, TheBytesThatPickAProgramAreTheSameOnEveryRank) {
   auto coll = [](bool reduce, collc::Layout in, collc::Layout out,
                  bool variable) {

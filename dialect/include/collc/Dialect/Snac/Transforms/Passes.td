@@ -56,17 +56,19 @@ def SnacAssignWork : Pass<"snac-assign-work", "::mlir::ModuleOp"> {
       16-byte store);
     - `threads`: the option (256);
     - `ctas`: enough for one step of every thread to cover the band's hi,
-      ceil(hi / (threads * grain)), between 2 and `max-ctas` (16).
+      ceil(hi / (threads * grain)), between 2 and `max-ctas` (128).
 
     The defaults are what measured fastest on one H200 for every encoding
     (bench/results/2026-12-01-nvidia-h200/README.md, "Work assignment"):
     one packet per thread at the band's top beat fewer threads moving
     several (by 0.05-0.3 us up to 64 KiB), 256-thread CTAs beat 512, and
-    2 CTAs beat 1 for the smallest bands. 32 CTAs were faster still at
-    64 KiB (1.77 against 2.27 us), but with 8 ranks sharing one H200 their
-    grids (two per rank with PDL) did not all fit and calls timed out;
-    until the runtime admits a program by the grids that share a device,
-    16 is the most;
+    2 CTAs beat 1 for the smallest bands; at 2 ranks, 32 CTAs for a
+    64 KiB band (1.85 us against 2.26 with 16), and the most CTAs for the
+    largest (a 1 MiB band: 4.71 us at 1 MiB with 128 CTAs, 6.40 with 64,
+    11.57 with 32; bench/results/2026-12-01-nvidia-h200, "Ablation"). The
+    runtime launches fewer where the ranks sharing a device cannot all
+    keep the grid resident (residency admission, docs/runtime.md), so the
+    cap need not fit 8 ranks on one GPU;
     - `pdl` is cleared when no target has programmatic dependent launch
       (before sm_90); kept otherwise (the emitter launches with PDL on the
       targets that have it).
@@ -81,7 +83,7 @@ def SnacAssignWork : Pass<"snac-assign-work", "::mlir::ModuleOp"> {
                "sm_90a, ...); none: keep pdl">,
     Option<"threads", "threads", "int64_t", /*default=*/"256",
            "threads per CTA">,
-    Option<"maxCtas", "max-ctas", "int64_t", /*default=*/"16",
+    Option<"maxCtas", "max-ctas", "int64_t", /*default=*/"128",
            "most CTAs of a program">
   ];
 }
