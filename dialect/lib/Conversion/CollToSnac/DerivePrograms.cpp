@@ -341,7 +341,7 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
     snac::PutOp::create(b, loc, input, k, rx, epoch, k);
   });
   snac::ReduceTakeOp::create(
-      b, loc, snac::ReductionAttr::get(ctx, toSnac(*shot.reduction)), rx,
+      b, loc, snac::ReductionAttr::get(ctx, *shot.reduction), rx,
       epoch, output, rank);
   loop(one, [&](Value i) {
     snac::PutOp::create(b, loc, output, rank, fwd, epoch, peer(i));
