@@ -233,10 +233,11 @@ if has programs; then
       runs=$(python3 test/gpu/programs/forced_runs.py "$m" \
         --ranks="${PROGRAM_RANKS:-2,3,5,8}") || { echo "FAIL $m: unreadable manifest"; s=1; continue; }
       [ -n "$runs" ] || { echo "FAIL $m: no program kernels"; s=1; continue; }
-      while read -r force lo hi ranks spec; do
+      while read -r force lo hi ranks spec colls; do
         echo "programs: $name: $force band [$lo, $hi] ranks $ranks speculate $spec"
         "$0/programs/runtime_programs" "$m" --ranks="$ranks" \
-          --encodings="$force" --band-bottom="$lo" --band-top="$hi" |
+          --encodings="$force" --band-bottom="$lo" --band-top="$hi" \
+          --programs-of="$colls" |
           tee -a "$counts"
         [ "${PIPESTATUS[0]}" -eq 0 ] || s=1
       done <<<"$runs"

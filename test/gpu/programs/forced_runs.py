@@ -4,13 +4,14 @@ phase): one line per distinct (variant, encoding) of the module's program
 kernels, read from its manifest, so that every program the module actually
 contains (two-shot, speculation) is forced and run, not a fixed list:
 
-    VARIANT:ENCODING BAND_LO BAND_HI RANKS SPECULATE
+    VARIANT:ENCODING BAND_LO BAND_HI RANKS SPECULATE COLLECTIVES
 
 BAND_LO/HI: the least lo and the largest hi over those kernels; RANKS: their
 world sizes (comma-separated) among --ranks; SPECULATE: yes, no, or mixed
 (COLLC_FORCE_VARIANT names a variant and an encoding, so speculating and
 non-speculating programs of one pair are forced together; a NOTE on stderr
-says so).
+says so); COLLECTIVES: the collectives that have such a program (the others
+run v1 when it is forced, and a copy there keeps the sentinel pattern).
 
 usage: forced_runs.py MODULE [--ranks=2,3,5,8]
 """
@@ -32,11 +33,13 @@ def main():
             continue
         key = (p["variant"], p["encoding"])
         g = groups.setdefault(key, {"lo": p["band"][0], "hi": p["band"][1],
-                                    "ranks": set(), "spec": set()})
+                                    "ranks": set(), "spec": set(),
+                                    "colls": set()})
         g["lo"] = min(g["lo"], p["band"][0])
         g["hi"] = max(g["hi"], p["band"][1])
         g["ranks"].add(k["world_size"])
         g["spec"].add(bool(p.get("speculate", False)))
+        g["colls"].add(k["collective"])
     for (variant, encoding), g in groups.items():
         world = sorted(g["ranks"] & ranks if ranks else g["ranks"])
         if not world:
@@ -48,7 +51,8 @@ def main():
                   "non-speculating programs; forcing runs them together",
                   file=sys.stderr)
         print(f"{variant}:{encoding} {g['lo']} {g['hi']} "
-              f"{','.join(map(str, world))} {spec}")
+              f"{','.join(map(str, world))} {spec} "
+              f"{','.join(sorted(g['colls']))}")
 
 
 if __name__ == "__main__":

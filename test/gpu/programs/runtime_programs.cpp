@@ -44,6 +44,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -64,6 +65,10 @@ int passed = 0, failed = 0;
 std::vector<int> worldSizes = {2, 3, 5, 8};
 std::vector<std::string> encodings = {"ll16", "sentinel", "flag"};
 size_t bandTop = 65536, bandBottom = 0;
+/// The collectives that have a program of the forced variant and encoding
+/// (--programs-of; empty: all). The others run v1, whose copies keep the
+/// sentinel pattern instead of canonicalizing it.
+std::set<std::string> programsOf;
 std::mt19937_64 rng(7);
 ResultOptions results;
 
@@ -314,12 +319,14 @@ bool isSentinel(const std::string &force) {
 void encodingSuite(const char *encoding) {
   const std::string force = forceOf(encoding);
   setenv("COLLC_FORCE_VARIANT", force.c_str(), 1);
-  const bool sentinel = isSentinel(force);
+  const bool forcedSentinel = isSentinel(force);
   for (int n : worldSizes) {
     Ranks r;
     if (!init(r, n, 5000))
       continue;
     for (const Coll &c : collectives()) {
+      const bool sentinel =
+          forcedSentinel && (programsOf.empty() || programsOf.count(c.name));
       // Counts per rank that keep a rank's input within the band.
       const size_t top = bandTop / 2 / c.inElems(n, 1);
       // The band's bottom as a count (rounded up into the band).
@@ -457,6 +464,17 @@ int main(int argc, char **argv) {
       bandTop = std::strtoull(a.c_str() + 11, nullptr, 10);
     else if (a.rfind("--band-bottom=", 0) == 0)
       bandBottom = std::strtoull(a.c_str() + 14, nullptr, 10);
+    else if (a.rfind("--programs-of=", 0) == 0) {
+      std::string list = a.substr(14);
+      for (size_t at = 0; at < list.size();) {
+        size_t end = list.find(',', at);
+        if (end == std::string::npos)
+          end = list.size();
+        if (end > at)
+          programsOf.insert(list.substr(at, end - at));
+        at = end + 1;
+      }
+    }
     else if (a.rfind("--ranks=", 0) == 0 || a.rfind("--encodings=", 0) == 0) {
       const bool ranks = a[2] == 'r';
       std::string list = a.substr(a.find('=') + 1);
