@@ -288,7 +288,13 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
   Location loc = collective.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(after);
-  snac::Encoding encoding = *encodingOf(proto, hi, ll16MaxBytes);
+  // `auto` is LL16 for every two-shot band: its regions carry one partition,
+  // and on one H200 with 2 and 8 ranks sharing it two-shot LL16 took 3.4 and
+  // 40 us at 256 KiB against flag's 10.1 and 89 (bench/results/
+  // 2026-12-01-nvidia-h200/two-shot-*.json).
+  snac::Encoding encoding = proto == "auto"
+                                ? snac::Encoding::ll16
+                                : *encodingOf(proto, hi, ll16MaxBytes);
   // As for one-shot: only self-validating units may be loaded before they
   // are validated.
   auto policy = snac::PolicyAttr::get(
