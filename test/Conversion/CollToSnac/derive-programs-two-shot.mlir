@@ -3,10 +3,10 @@
 
 // ReduceScatter then AllGather (found by the layout algebra, whatever its
 // name): a one-shot program up to one_hop_max_bytes and a two-shot one in
-// the band above, up to two_shot_max_bytes (1 MiB by default, flag by
-// `auto` above ll16-max-bytes).
+// the band above, up to two_shot_max_bytes (1 MiB by default, ll16 and
+// speculative by `auto`).
 // CHECK-LABEL: snac.program for @sum_then_spread variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536],
-// CHECK-LABEL: snac.program for @sum_then_spread variant two_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 1048576], ctas = 0, threads = 0, grain = 0, pdl = true> {
+// CHECK-LABEL: snac.program for @sum_then_spread variant two_shot policy #snac.policy<encoding = ll16, slots = 2, band = [65537, 1048576], ctas = 0, threads = 0, grain = 0, pdl = true, speculate = true> {
 // CHECK-NEXT:  ^bb0(%[[RANK:.+]]: index, %[[N:.+]]: index):
 // CHECK-NEXT:    snac.program_buffer @input input scattered sizes row
 // CHECK-NEXT:    snac.program_buffer @output output scattered sizes row
@@ -39,7 +39,7 @@ coll.collective @sum_then_spread types [bf16] ranks [2] {
 
 // The spec's two_shot_max_bytes is the two-shot band's top; 0: none.
 // CHECK-LABEL: snac.program for @spec_top variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536],
-// CHECK-LABEL: snac.program for @spec_top variant two_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 262144],
+// CHECK-LABEL: snac.program for @spec_top variant two_shot policy #snac.policy<encoding = ll16, slots = 2, band = [65537, 262144],
 // OPTS-LABEL: snac.program for @spec_top variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 4096],
 // OPTS-LABEL: snac.program for @spec_top variant two_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [4097, 262144],
 coll.collective @spec_top types [bf16] ranks [2] policy {two_shot_max_bytes = 262144 : i64} {
