@@ -131,6 +131,10 @@ struct CollDeriveProgramsPass
   }
 
   void derive(CollectiveOp collective);
+  snac::ProgramOp createProgram(OpBuilder &b, CollectiveOp collective,
+                                snac::Variant variant,
+                                snac::Encoding encoding, int64_t lo,
+                                int64_t hi, int64_t ctas);
   void deriveTwoShot(CollectiveOp collective, const OneShot &shot,
                      Operation *after, int64_t lo, int64_t hi,
                      StringRef proto, int64_t ctas);
@@ -184,20 +188,11 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
     after = schedule;
   b.setInsertionPointAfter(after);
 
-  snac::Encoding encoding = *encodingOf(proto, hi, ll16MaxBytes);
-  // ll16 and sentinel units validate themselves, so loading before
-  // validating is sound there; a flag would not validate such a load.
-  bool spec = speculate && encoding != snac::Encoding::flag;
-  auto policy = snac::PolicyAttr::get(ctx, encoding, slots, /*bandLo=*/0, hi,
-                                      ctas, /*threads=*/0, /*grain=*/0,
-                                      /*pdl=*/true, spec);
-  auto program = snac::ProgramOp::create(
-      b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
-      snac::VariantAttr::get(ctx, snac::Variant::one_shot), policy);
-  Block &body = program.getBody().emplaceBlock();
-  Value rank = body.addArgument(b.getIndexType(), loc);
-  Value n = body.addArgument(b.getIndexType(), loc);
-  (void)rank;
+  auto program = createProgram(b, collective, snac::Variant::one_shot,
+                               *encodingOf(proto, hi, ll16MaxBytes),
+                               /*lo=*/0, hi, ctas);
+  Block &body = program.getBody().front();
+  Value n = body.getArgument(1);
   b.setInsertionPointToStart(&body);
 
   bool packedIn = fixedLayout(shot->input) == Layout::packed;
@@ -263,6 +258,29 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
     deriveTwoShot(collective, *shot, program, hi + 1, twoHi, proto, ctas);
 }
 
+/// A program of `variant` for `collective` at the builder's point: its
+/// policy (work assignment left to snac-assign-work) and an empty body with
+/// the (rank, world size) arguments.
+snac::ProgramOp CollDeriveProgramsPass::createProgram(
+    OpBuilder &b, CollectiveOp collective, snac::Variant variant,
+    snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas) {
+  MLIRContext *ctx = &getContext();
+  Location loc = collective.getLoc();
+  // ll16 and sentinel units validate themselves, so loading before
+  // validating is sound there; a flag would not validate such a load.
+  bool spec = speculate && encoding != snac::Encoding::flag;
+  auto policy =
+      snac::PolicyAttr::get(ctx, encoding, slots, lo, hi, ctas, /*threads=*/0,
+                            /*grain=*/0, /*pdl=*/true, spec);
+  auto program = snac::ProgramOp::create(
+      b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
+      snac::VariantAttr::get(ctx, variant), policy);
+  Block &body = program.getBody().emplaceBlock();
+  body.addArgument(b.getIndexType(), loc);
+  body.addArgument(b.getIndexType(), loc);
+  return program;
+}
+
 /// The two-shot program of a ReduceScatter-then-AllGather collective:
 ///
 ///   %e = snac.epoch
@@ -295,17 +313,11 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
   snac::Encoding encoding = proto == "auto"
                                 ? snac::Encoding::ll16
                                 : *encodingOf(proto, hi, ll16MaxBytes);
-  // As for one-shot: only self-validating units may be loaded before they
-  // are validated.
-  auto policy = snac::PolicyAttr::get(
-      ctx, encoding, slots, lo, hi, ctas, /*threads=*/0, /*grain=*/0,
-      /*pdl=*/true, speculate && encoding != snac::Encoding::flag);
-  auto program = snac::ProgramOp::create(
-      b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
-      snac::VariantAttr::get(ctx, snac::Variant::two_shot), policy);
-  Block &body = program.getBody().emplaceBlock();
-  Value rank = body.addArgument(b.getIndexType(), loc);
-  Value n = body.addArgument(b.getIndexType(), loc);
+  auto program = createProgram(b, collective, snac::Variant::two_shot,
+                               encoding, lo, hi, ctas);
+  Block &body = program.getBody().front();
+  Value rank = body.getArgument(0);
+  Value n = body.getArgument(1);
   b.setInsertionPointToStart(&body);
 
   auto buffer = [&](StringRef name, snac::BufferKind kind,
