@@ -177,6 +177,14 @@ template <typename E> struct Word {
   }
 };
 
+/// A if `c`, else B (no <type_traits> under NVRTC).
+template <bool c, class A, class B> struct Pick {
+  using type = A;
+};
+template <class A, class B> struct Pick<false, A, B> {
+  using type = B;
+};
+
 /// `a == b ? x : y` as one selp the compiler cannot see through: a chain of
 /// them reads a by-value kernel parameter at a run-time index without the
 /// compiler turning the chain into an indexed load, which would copy the
@@ -227,6 +235,17 @@ class Program {
   /// Elements of one 16-byte unit (SENTINEL, FLAG) and of one LL16 packet.
   static constexpr long long kLanes16 = 16 / (long long)sizeof(E);
   static constexpr long long kLanes8 = 8 / (long long)sizeof(E);
+  /// A unit of a receive region as it is stored and loaded (LL16: a packet,
+  /// else 16 bytes), the payload it carries, and the payload's bytes.
+  using Unit = typename detail::Pick<Enc == Encoding::ll16, dev::ll::Packet,
+                                     dev::sentinel::Pack16>::type;
+  using Payload =
+      typename detail::Pick<Enc == Encoding::ll16, u64,
+                            dev::sentinel::Pack16>::type;
+  static constexpr long long kUnitBytes = Enc == Encoding::ll16 ? 8 : 16;
+  /// Peers whose units a batched op (put_each, take_each) keeps in flight at
+  /// once: all of them up to 8, so that registers hold them.
+  static constexpr int kBatch = N < 8 ? N : 8;
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
@@ -313,54 +332,28 @@ public:
     }
     const unsigned long long off =
         collcRxOffset(slot(e), p_.rank, N, RegionBytes);
-    if constexpr (Enc == Encoding::ll16) {
+    if constexpr (Enc != Encoding::flag) {
       const uint32_t seq = seqOf(e);
       const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
-      const long long units = unitsOf(count, 8);
+      const long long units = unitsOf(count, kUnitBytes);
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        u64 w[Grain];
+        Payload w[Grain];
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
           const long long j = j0 + g * threads_;
-          w[g] = j < units ? W::load(src, j * kLanes8, count, aligned) : 0;
+          w[g] = j < units ? loadPayload(src, j, count, aligned) : Payload{};
         }
         COLLC_PRAGMA_UNROLL
         for (int d = 0; d < N; ++d) {
           if (dst != kAllRanks && dst != d)
             continue;
-          dev::ll::Packet *base = reinterpret_cast<dev::ll::Packet *>(
+          Unit *base = reinterpret_cast<Unit *>(
               static_cast<char *>(rx_.rx[d]) + off);
           COLLC_PRAGMA_UNROLL
           for (int g = 0; g < Grain; ++g) {
             const long long j = j0 + g * threads_;
             if (j < units)
-              dev::ll::store(base + j, w[g], seq);
-          }
-        }
-      }
-    } else if constexpr (Enc == Encoding::sentinel) {
-      const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
-      const long long units = unitsOf(count, 16);
-      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        dev::sentinel::Pack16 v[Grain];
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          v[g] = j < units ? dev::sentinel::canonicalize<E>(
-                                 load16(src, j * kLanes16, count, aligned))
-                           : dev::sentinel::Pack16{0, 0};
-        }
-        COLLC_PRAGMA_UNROLL
-        for (int d = 0; d < N; ++d) {
-          if (dst != kAllRanks && dst != d)
-            continue;
-          dev::sentinel::Pack16 *base = reinterpret_cast<dev::sentinel::Pack16 *>(
-              static_cast<char *>(rx_.rx[d]) + off);
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j < units)
-              dev::sentinel::store(base + j, v[g]);
+              publish(base + j, w[g], seq);
           }
         }
       }
@@ -403,104 +396,74 @@ public:
     }
   }
 
+  /// snac.put_each: partition k of this rank's input, `src(k)` with
+  /// `count(k)` elements, into rank k's region (slot(e), this rank), for
+  /// every rank k. The same stores as put(src(k), count(k), k) for each k,
+  /// but a thread loads unit j of up to kBatch partitions before it stores
+  /// any of them: one memory latency per batch instead of one per rank.
+  template <class Src, class Count>
+  COLLC_DEVICE_INLINE void put_each(int op, Epoch e, Src src, Count count) {
+    if constexpr (Enc == Encoding::flag) {
+      // One ready word per warp and destination: nothing to batch.
+      COLLC_PRAGMA_UNROLL
+      for (int k = 0; k < N; ++k)
+        put(op, e, src(k), count(k), k);
+    } else {
+      if (failed_)
+        return;
+      const unsigned long long off =
+          collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+      const uint32_t seq = seqOf(e);
+      COLLC_PRAGMA_UNROLL
+      for (int k0 = 0; k0 < N; k0 += kBatch) {
+        const E *s[kBatch];
+        long long c[kBatch], units[kBatch], most = 0;
+        bool aligned[kBatch];
+        COLLC_PRAGMA_UNROLL
+        for (int b = 0; b < kBatch; ++b) {
+          const bool here = k0 + b < N;
+          s[b] = here ? src(k0 + b) : nullptr;
+          c[b] = here ? count(k0 + b) : 0;
+          units[b] = here ? unitsOf(c[b], kUnitBytes) : 0;
+          aligned[b] = (reinterpret_cast<uintptr_t>(s[b]) & 7u) == 0;
+          most = units[b] > most ? units[b] : most;
+        }
+        for (long long j0 = thread_; j0 < most; j0 += threads_ * Grain) {
+          Payload w[Grain][kBatch];
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g)
+            COLLC_PRAGMA_UNROLL
+            for (int b = 0; b < kBatch; ++b) {
+              const long long j = j0 + g * threads_;
+              w[g][b] = j < units[b] ? loadPayload(s[b], j, c[b], aligned[b])
+                                     : Payload{};
+            }
+          COLLC_PRAGMA_UNROLL
+          for (int g = 0; g < Grain; ++g)
+            COLLC_PRAGMA_UNROLL
+            for (int b = 0; b < kBatch; ++b) {
+              const long long j = j0 + g * threads_;
+              if (k0 + b < N && j < units[b])
+                publish(reinterpret_cast<Unit *>(
+                            static_cast<char *>(rx_.rx[k0 + b < N ? k0 + b : 0]) +
+                            off) +
+                            j,
+                        w[g][b], seq);
+            }
+        }
+      }
+    }
+  }
+
   /// Waits for the (slot(e), src) region of this rank's buffer and copies its
   /// `count` elements to `dst`.
   COLLC_DEVICE_INLINE void take(int op, Epoch e, int src, E *dst,
                                 long long count) {
     if (failed_)
       return;
-    char *region = myRegion(slot(e), src);
-    const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
-    if constexpr (Enc == Encoding::ll16) {
-      const uint32_t seq = seqOf(e);
-      const dev::ll::Packet *base =
-          reinterpret_cast<const dev::ll::Packet *>(region);
-      const long long units = unitsOf(count, 8);
-      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        u64 w[Grain];
-        if constexpr (Speculate) {
-          // Every load of the step in flight, then one check of them all;
-          // only the packets that fail it are waited for.
-          dev::ll::Packet pk[Grain];
-          bool ok = true;
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            pk[g] = detail::ll_load(base + j);
-            w[g] = llPayload(pk[g]);
-            ok &= llValid(pk[g], seq);
-          }
-          if (!ok) {
-            COLLC_PRAGMA_UNROLL
-            for (int g = 0; g < Grain; ++g) {
-              const long long j = j0 + g * threads_;
-              if (j < units && !llValid(pk[g], seq) &&
-                  !llWait(op, e, seq, src, base + j, j, &w[g]))
-                return;
-            }
-          }
-        } else {
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j < units && !llWait(op, e, seq, src, base + j, j, &w[g]))
-              return;
-          }
-        }
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          if (j < units)
-            W::store(dst, j * kLanes8, count, aligned, w[g]);
-        }
-      }
-    } else if constexpr (Enc == Encoding::sentinel) {
-      dev::sentinel::Pack16 *base =
-          reinterpret_cast<dev::sentinel::Pack16 *>(region);
-      const long long units = unitsOf(count, 16);
-      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        dev::sentinel::Pack16 v[Grain];
-        if constexpr (Speculate) {
-          bool ok = true;
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            v[g] = dev::sentinel::load(base + j);
-            ok &= dev::sentinel::is_ready(v[g]);
-          }
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            if (!ok && !dev::sentinel::is_ready(v[g]) &&
-                !sentinelWait(op, e, src, base + j, j, &v[g]))
-              return;
-            dev::sentinel::rearm(base + j); // validated; its sole reader
-          }
-        } else {
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            if (!sentinelWait(op, e, src, base + j, j, &v[g]))
-              return;
-            dev::sentinel::rearm(base + j); // this thread is its sole reader
-          }
-        }
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          if (j < units)
-            store16(dst, j * kLanes16, count, aligned, v[g]);
-        }
-      }
-    } else {
+    if constexpr (Enc == Encoding::flag) {
+      char *region = myRegion(slot(e), src);
+      const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
       long long lo, hi;
       if (!segment(count, &lo, &hi))
         return;
@@ -510,6 +473,42 @@ public:
         store16(dst, j * kLanes16, count, aligned,
                 dev::sentinel::load(
                     reinterpret_cast<const dev::sentinel::Pack16 *>(region) + j));
+    } else {
+      const int sources[1] = {src};
+      E *const dsts[1] = {dst};
+      const long long counts[1] = {count};
+      takeSources<1>(op, e, sources, dsts, counts);
+    }
+  }
+
+  /// snac.take_each: source p's region (slot(e), p) into `dst(p)`, `count(p)`
+  /// elements, for every source p. The same as take(p, dst(p), count(p)) for
+  /// each p, but a thread loads unit j of up to kBatch sources before it
+  /// validates any (loads of distinct regions, stores to this rank's own
+  /// output, which no other rank reads in the call: the order is not
+  /// observable, docs/snac.md).
+  template <class Dst, class Count>
+  COLLC_DEVICE_INLINE void take_each(int op, Epoch e, Dst dst, Count count) {
+    if constexpr (Enc == Encoding::flag) {
+      // One ready word per warp and source, polled: nothing to batch.
+      COLLC_PRAGMA_UNROLL
+      for (int q = 0; q < N; ++q)
+        take(op, e, q, dst(q), count(q));
+    } else {
+      COLLC_PRAGMA_UNROLL
+      for (int q0 = 0; q0 < N; q0 += kBatch) {
+        int sources[kBatch];
+        E *dsts[kBatch];
+        long long counts[kBatch];
+        COLLC_PRAGMA_UNROLL
+        for (int b = 0; b < kBatch; ++b) {
+          const bool here = q0 + b < N;
+          sources[b] = here ? q0 + b : -1;
+          dsts[b] = here ? dst(q0 + b) : nullptr;
+          counts[b] = here ? count(q0 + b) : 0;
+        }
+        takeSources<kBatch>(op, e, sources, dsts, counts);
+      }
     }
   }
 
@@ -524,159 +523,39 @@ public:
     constexpr dev::RedOp kOp = detail::RedOpOf<R>::kOp;
     const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
     const int s = slot(e);
-    if constexpr (Enc == Encoding::ll16) {
-      const uint32_t seq = seqOf(e);
-      const long long units = unitsOf(count, 8);
+    if constexpr (Enc != Encoding::flag) {
+      const long long units = unitsOf(count, kUnitBytes);
+      int sources[Grain * N];
+      long long at[Grain * N];
+      Unit *base[N];
+      COLLC_PRAGMA_UNROLL
+      for (int q = 0; q < N; ++q)
+        base[q] = reinterpret_cast<Unit *>(myRegion(s, q));
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        auto at = [&](int q, long long j) {
-          return reinterpret_cast<const dev::ll::Packet *>(myRegion(s, q)) + j;
-        };
-        if constexpr (Speculate) {
-          // Every packet of the step is loaded and reduced, then all are
-          // validated in one check (both sequence words of each: a packet
-          // is one 16-byte access, so a valid one carries its own data);
-          // on failure only the failing packets are waited for, and the
-          // step is reduced again.
-          dev::ll::Packet pk[Grain][N];
-          u64 r[Grain];
-          bool ok = true;
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q)
-              if (j < units)
-                pk[g][q] = detail::ll_load(at(q, j));
-          }
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            u64 w[N];
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q) {
-              w[q] = llPayload(pk[g][q]);
-              ok &= llValid(pk[g][q], seq);
-            }
-            r[g] = W::template reduce<kOp, N>(w);
-          }
-          if (!ok) {
-            COLLC_PRAGMA_UNROLL
-            for (int g = 0; g < Grain; ++g) {
-              const long long j = j0 + g * threads_;
-              if (j >= units)
-                continue;
-              u64 w[N];
-              COLLC_PRAGMA_UNROLL
-              for (int q = 0; q < N; ++q) {
-                w[q] = llPayload(pk[g][q]);
-                if (!llValid(pk[g][q], seq) &&
-                    !llWait(op, e, seq, q, at(q, j), j, &w[q]))
-                  return;
-              }
-              r[g] = W::template reduce<kOp, N>(w);
-            }
-          }
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j < units)
-              W::store(dst, j * kLanes8, count, aligned, r[g]);
-          }
-        } else {
-          // Readiness first: each source's packet is waited for before the
-          // next source is read.
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            u64 w[N];
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q)
-              if (!llWait(op, e, seq, q, at(q, j), j, &w[q]))
-                return;
-            W::store(dst, j * kLanes8, count, aligned,
-                     W::template reduce<kOp, N>(w));
-          }
-        }
-      }
-    } else if constexpr (Enc == Encoding::sentinel) {
-      const long long units = unitsOf(count, 16);
-      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        auto at = [&](int q, long long j) {
-          return reinterpret_cast<dev::sentinel::Pack16 *>(myRegion(s, q)) + j;
-        };
-        dev::sentinel::Pack16 pk[Grain][N];
-        auto reduce = [&](int g) {
-          u64 lo[N], hi[N];
+        Unit *where[Grain * N];
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
           COLLC_PRAGMA_UNROLL
           for (int q = 0; q < N; ++q) {
-            lo[q] = pk[g][q].lo;
-            hi[q] = pk[g][q].hi;
+            sources[g * N + q] = q;
+            at[g * N + q] = j;
+            where[g * N + q] = j < units ? base[q] + j : nullptr;
           }
-          return dev::sentinel::Pack16{W::template reduce<kOp, N>(lo),
-                                       W::template reduce<kOp, N>(hi)};
-        };
-        if constexpr (Speculate) {
-          // Load and reduce the whole step, then one check (no 64-bit half
-          // equal to the pattern, in any unit); on failure wait for the
-          // failing units only and reduce again. Re-armed once validated.
-          dev::sentinel::Pack16 r[Grain];
-          bool ok = true;
+        }
+        Unit v[Grain * N];
+        if (!acquire<Grain * N>(op, e, sources, at, where, v))
+          return;
+        COLLC_PRAGMA_UNROLL
+        for (int g = 0; g < Grain; ++g) {
+          const long long j = j0 + g * threads_;
+          if (j >= units)
+            continue;
+          Payload w[N];
           COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q)
-              if (j < units)
-                pk[g][q] = dev::sentinel::load(at(q, j));
-          }
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q)
-              ok &= dev::sentinel::is_ready(pk[g][q]);
-            r[g] = reduce(g);
-          }
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            if (!ok) {
-              COLLC_PRAGMA_UNROLL
-              for (int q = 0; q < N; ++q)
-                if (!dev::sentinel::is_ready(pk[g][q]) &&
-                    !sentinelWait(op, e, q, at(q, j), j, &pk[g][q]))
-                  return;
-              r[g] = reduce(g);
-            }
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q)
-              dev::sentinel::rearm(at(q, j));
-            store16(dst, j * kLanes16, count, aligned, r[g]);
-          }
-        } else {
-          // Readiness first: each source's unit is waited for (and re-armed)
-          // before the next source is read.
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q) {
-              if (!sentinelWait(op, e, q, at(q, j), j, &pk[g][q]))
-                return;
-              dev::sentinel::rearm(at(q, j));
-            }
-            store16(dst, j * kLanes16, count, aligned, reduce(g));
-          }
+          for (int q = 0; q < N; ++q)
+            w[q] = payloadOf(v[g * N + q]);
+          storePayload(dst, j, count, aligned, reducePayloads<kOp>(w));
         }
       }
     } else {
@@ -688,17 +567,12 @@ public:
         if (!flagWait(op, e, q, myRegion(s, q), lo))
           return;
       for (long long j = lo + (threadIdx.x & 31); j < hi; j += 32) {
-        u64 a[N], b[N];
+        dev::sentinel::Pack16 w[N];
         COLLC_PRAGMA_UNROLL
-        for (int q = 0; q < N; ++q) {
-          const dev::sentinel::Pack16 v = dev::sentinel::load(
+        for (int q = 0; q < N; ++q)
+          w[q] = dev::sentinel::load(
               reinterpret_cast<const dev::sentinel::Pack16 *>(myRegion(s, q)) + j);
-          a[q] = v.lo;
-          b[q] = v.hi;
-        }
-        store16(dst, j * kLanes16, count, aligned,
-                dev::sentinel::Pack16{W::template reduce<kOp, N>(a),
-                                      W::template reduce<kOp, N>(b)});
+        store16(dst, j * kLanes16, count, aligned, reducePayloads<kOp>(w));
       }
     }
   }
@@ -835,18 +709,18 @@ private:
   /// call's number.
   COLLC_DEVICE_INLINE bool llWait(int op, Epoch e, uint32_t seq, int source,
                                   const dev::ll::Packet *at, long long j,
-                                  u64 *payload) {
+                                  dev::ll::Packet *out) {
     dev::ll::Packet v;
     const dev::PollState state = dev::bounded_poll(
         p_.timeoutNs,
         [&] {
           v = detail::ll_load(at);
-          return v.seq0 == seq && v.seq1 == seq;
+          return llValid(v, seq);
         },
         // A packet of a later call than this one (a fresh buffer holds 0).
         [&] { return v.seq0 != 0 && static_cast<int32_t>(v.seq0 - seq) > 0; });
     if (state == dev::PollState::Ready)
-      *payload = (static_cast<u64>(v.data1) << 32) | v.data0;
+      *out = v;
     return state == dev::PollState::Ready ||
            waitFailed(state, op, e, source, j * kLanes8);
   }
@@ -860,6 +734,157 @@ private:
       return true;
     fail(COLLC_KERNEL_TIMEOUT, op, e, source, j * kLanes16);
     return false;
+  }
+
+  /// The encoding's unit operations (LL16 or SENTINEL).
+  COLLC_DEVICE_INLINE static Payload loadPayload(const E *src, long long j,
+                                                 long long count,
+                                                 bool aligned) {
+    if constexpr (Enc == Encoding::ll16)
+      return W::load(src, j * kLanes8, count, aligned);
+    else
+      return dev::sentinel::canonicalize<E>(
+          load16(src, j * kLanes16, count, aligned));
+  }
+  COLLC_DEVICE_INLINE static void publish(Unit *at, Payload w, uint32_t seq) {
+    if constexpr (Enc == Encoding::ll16)
+      dev::ll::store(at, w, seq);
+    else
+      dev::sentinel::store(at, w);
+  }
+  COLLC_DEVICE_INLINE static Unit loadUnit(const Unit *at) {
+    if constexpr (Enc == Encoding::ll16)
+      return detail::ll_load(at);
+    else
+      return dev::sentinel::load(at);
+  }
+  COLLC_DEVICE_INLINE static bool unitReady(const Unit &v, uint32_t seq) {
+    if constexpr (Enc == Encoding::ll16)
+      return llValid(v, seq);
+    else
+      return dev::sentinel::is_ready(v);
+  }
+  COLLC_DEVICE_INLINE static Payload payloadOf(const Unit &v) {
+    if constexpr (Enc == Encoding::ll16)
+      return llPayload(v);
+    else
+      return v;
+  }
+  COLLC_DEVICE_INLINE static void storePayload(E *dst, long long j,
+                                               long long count, bool aligned,
+                                               Payload w) {
+    if constexpr (Enc == Encoding::ll16)
+      W::store(dst, j * kLanes8, count, aligned, w);
+    else
+      store16(dst, j * kLanes16, count, aligned, w);
+  }
+  /// Reduces N sources' payloads, in rank order (FP32 accumulation, rounded
+  /// once): 8-byte words, or 16-byte units as two words.
+  template <dev::RedOp Op>
+  COLLC_DEVICE_INLINE static u64 reducePayloads(const u64 (&w)[N]) {
+    return W::template reduce<Op, N>(w);
+  }
+  template <dev::RedOp Op>
+  COLLC_DEVICE_INLINE static dev::sentinel::Pack16
+  reducePayloads(const dev::sentinel::Pack16 (&w)[N]) {
+    u64 lo[N], hi[N];
+    COLLC_PRAGMA_UNROLL
+    for (int q = 0; q < N; ++q) {
+      lo[q] = w[q].lo;
+      hi[q] = w[q].hi;
+    }
+    return dev::sentinel::Pack16{W::template reduce<Op, N>(lo),
+                                 W::template reduce<Op, N>(hi)};
+  }
+  /// Bounded wait for unit `j` of `source` at `at` (LL16 or SENTINEL).
+  COLLC_DEVICE_INLINE bool waitUnit(int op, Epoch e, uint32_t seq, int source,
+                                    Unit *at, long long j, Unit *out) {
+    if constexpr (Enc == Encoding::ll16)
+      return llWait(op, e, seq, source, at, j, out);
+    else
+      return sentinelWait(op, e, source, at, j, out);
+  }
+
+  /// Reads K units (`where[k]`, null for none; unit `at[k]` of source
+  /// `src[k]`), each validated by its own readiness, into `v`. Speculate:
+  /// every load in flight first, one combined check, a bounded wait only for
+  /// the units that fail it; else each unit is waited for in turn. A
+  /// sentinel unit is re-armed once validated (this thread is its sole
+  /// reader). False after a recorded failure.
+  template <int K>
+  COLLC_DEVICE_INLINE bool acquire(int op, Epoch e, const int (&src)[K],
+                                   const long long (&at)[K],
+                                   Unit *const (&where)[K], Unit (&v)[K]) {
+    const uint32_t seq = seqOf(e);
+    bool ok = Speculate;
+    if constexpr (Speculate) {
+      COLLC_PRAGMA_UNROLL
+      for (int k = 0; k < K; ++k)
+        if (where[k]) {
+          v[k] = loadUnit(where[k]);
+          ok &= unitReady(v[k], seq);
+        }
+    }
+    if (!ok) {
+      COLLC_PRAGMA_UNROLL
+      for (int k = 0; k < K; ++k)
+        if (where[k] && !(Speculate && unitReady(v[k], seq)) &&
+            !waitUnit(op, e, seq, src[k], where[k], at[k], &v[k]))
+          return false;
+    }
+    if constexpr (Enc == Encoding::sentinel) {
+      COLLC_PRAGMA_UNROLL
+      for (int k = 0; k < K; ++k)
+        if (where[k])
+          dev::sentinel::rearm(where[k]);
+    }
+    return true;
+  }
+
+  /// take of B sources at once (src[b] < 0: none): unit j of every source
+  /// is acquired before any is stored.
+  template <int B>
+  COLLC_DEVICE_INLINE void takeSources(int op, Epoch e, const int (&src)[B],
+                                       E *const (&dst)[B],
+                                       const long long (&count)[B]) {
+    if (failed_)
+      return;
+    const int s = slot(e);
+    Unit *base[B];
+    long long units[B], most = 0;
+    bool aligned[B];
+    COLLC_PRAGMA_UNROLL
+    for (int b = 0; b < B; ++b) {
+      base[b] = src[b] < 0 ? nullptr
+                           : reinterpret_cast<Unit *>(myRegion(s, src[b]));
+      units[b] = src[b] < 0 ? 0 : unitsOf(count[b], kUnitBytes);
+      aligned[b] = (reinterpret_cast<uintptr_t>(dst[b]) & 7u) == 0;
+      most = units[b] > most ? units[b] : most;
+    }
+    for (long long j0 = thread_; j0 < most; j0 += threads_ * Grain) {
+      int sources[Grain * B];
+      long long at[Grain * B];
+      Unit *where[Grain * B];
+      COLLC_PRAGMA_UNROLL
+      for (int g = 0; g < Grain; ++g)
+        COLLC_PRAGMA_UNROLL
+        for (int b = 0; b < B; ++b) {
+          const long long j = j0 + g * threads_;
+          sources[g * B + b] = src[b];
+          at[g * B + b] = j;
+          where[g * B + b] = j < units[b] ? base[b] + j : nullptr;
+        }
+      Unit v[Grain * B];
+      if (!acquire<Grain * B>(op, e, sources, at, where, v))
+        return;
+      COLLC_PRAGMA_UNROLL
+      for (int g = 0; g < Grain; ++g)
+        COLLC_PRAGMA_UNROLL
+        for (int b = 0; b < B; ++b)
+          if (where[g * B + b])
+            storePayload(dst[b], j0 + g * threads_, count[b], aligned[b],
+                         payloadOf(v[g * B + b]));
+    }
   }
 
   /// FLAG: every lane of the warp polls the ready word of its segment in
