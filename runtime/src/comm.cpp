@@ -359,8 +359,17 @@ int collc::admittedGrid(int manifestGrid, long long resident, int sharing,
                         bool pdl) {
   if (manifestGrid < 1 || resident < 1 || sharing < 1)
     return 0;
-  const long long perRank = resident / ((long long)sharing * (pdl ? 2 : 1));
-  return (int)std::min<long long>(manifestGrid, perRank);
+  const long long grids = pdl ? 2 : 1;
+  const long long fits = resident / ((long long)sharing * grids);
+  if (fits < 1)
+    return 0;
+  // Ranks sharing a device: one grid's worth of it left free per rank. At 8
+  // ranks on one H200 (396 resident) 16 CTAs ran AllReduce in 4.8 / 6.6 /
+  // 19.9 us at 16 / 64 / 256 KiB against 5.0 / 7.9 / 28.6 with the 24 that
+  // fit; at 2 ranks this still admits 128 (bench/results/2026-12-01-...).
+  const long long prefer =
+      sharing > 1 ? resident / ((long long)sharing * (grids + 1)) : fits;
+  return (int)std::min<long long>(manifestGrid, std::max<long long>(prefer, 1));
 }
 
 void collc::admitPrograms(collcComm_t comm, int sharing) {

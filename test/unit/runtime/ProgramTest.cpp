@@ -258,15 +258,20 @@ TEST_F(Routing, ForcingPicksOneProgramOrNone) {
 }
 
 // Residency admission: the ranks sharing a device split what it keeps
-// resident, two grids each with PDL; never more than the manifest's grid.
+// resident, two grids each with PDL, and leave one more grid's worth free;
+// never more than the manifest's grid.
 TEST(AdmissionTest, TheGridIsWhatFitsForEveryRankSharingTheDevice) {
   // 132 SMs x 2 CTAs of the kernel: 264 resident.
-  EXPECT_EQ(collc::admittedGrid(32, 264, 2, true), 32);  // 66 per rank
-  EXPECT_EQ(collc::admittedGrid(64, 264, 2, true), 64);  // 66 per rank
-  EXPECT_EQ(collc::admittedGrid(32, 264, 8, true), 16);  // 264 / 16
-  EXPECT_EQ(collc::admittedGrid(32, 264, 8, false), 32); // 264 / 8 = 33
-  EXPECT_EQ(collc::admittedGrid(64, 264, 3, true), 44);
-  EXPECT_EQ(collc::admittedGrid(16, 264, 1, true), 16);
+  EXPECT_EQ(collc::admittedGrid(32, 264, 2, true), 32);  // 264 / 6 = 44
+  EXPECT_EQ(collc::admittedGrid(64, 264, 2, true), 44);  // 66 fit
+  EXPECT_EQ(collc::admittedGrid(32, 264, 8, true), 11);  // 264 / 24; 16 fit
+  EXPECT_EQ(collc::admittedGrid(32, 264, 8, false), 16); // 264 / 16; 33 fit
+  EXPECT_EQ(collc::admittedGrid(64, 264, 3, true), 29);  // 264 / 9
+  // One rank on the device: all that fits.
+  EXPECT_EQ(collc::admittedGrid(128, 264, 1, true), 128);
+  EXPECT_EQ(collc::admittedGrid(200, 264, 1, true), 132);
+  // The spare grid is a preference: one CTA per rank still runs.
+  EXPECT_EQ(collc::admittedGrid(16, 264, 100, true), 1);
   // Not even one CTA per rank: 0 (the communicator is refused).
   EXPECT_EQ(collc::admittedGrid(16, 264, 133, true), 0);
   EXPECT_EQ(collc::admittedGrid(16, 264, 265, false), 0);
@@ -276,7 +281,7 @@ TEST(AdmissionTest, TheGridIsWhatFitsForEveryRankSharingTheDevice) {
 TEST_F(Routing, AdmissionSetsEveryProgramsGridAndLeavesV1Alone) {
   for (collc::Workspace &w : comm.workspaces) {
     w.grid = w.kernel->grid; // 16 in every entry of the fixture
-    w.resident = 2 * 132;
+    w.resident = 3 * 132;
   }
   collc::admitPrograms(&comm, 8);
   EXPECT_EQ(comm.workspaces[0].grid, 16); // v1: the manifest's, cooperative
@@ -286,7 +291,9 @@ TEST_F(Routing, AdmissionSetsEveryProgramsGridAndLeavesV1Alone) {
   comm.workspaces[2].resident = 40; // the sentinel program fits 40 at once
   collc::admitPrograms(&comm, 8);
   EXPECT_EQ(comm.workspaces[1].grid, 16);
-  EXPECT_EQ(comm.workspaces[2].grid, 2); // 40 / (8 ranks x 2 grids)
+  EXPECT_EQ(comm.workspaces[2].grid, 1); // 40 / (8 ranks x 3 grids)
+  collc::admitPrograms(&comm, 4);
+  EXPECT_EQ(comm.workspaces[2].grid, 3); // 40 / (4 ranks x 3 grids)
   EXPECT_EQ(comm.workspaces[0].grid, 16);
   // 21 ranks on the device: 40 / 42 is 0, the communicator is refused.
   collc::admitPrograms(&comm, 21);
