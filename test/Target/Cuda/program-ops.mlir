@@ -22,7 +22,7 @@
 // CHECK-NEXT:   const Epoch e = g.epoch();
 // CHECK-NEXT:   g.put(/*op=*/0, e, g.input(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0), kAllRanks);
 // CHECK-NEXT:   g.launch_dependents();
-// CHECK-NEXT:   g.reduce_take<Reduction::sum>(/*op=*/1, e, g.output(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0));
+// CHECK-NEXT:   g.reduce_take<RedOp::Sum>(/*op=*/1, e, g.output(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0));
 // CHECK-NEXT:   g.finish(e);
 // CHECK-NEXT: }
 // CHECK: collc_all_reduce__one_shot_ll16_bf16_n8(collcProgramParams p, collc::prog::Peers<8> rx,
@@ -134,10 +134,10 @@ snac.program for @all_gather variant one_shot policy #snac.policy<encoding = fla
 // CHECK-LABEL: //===- @reduce_scatter: one_shot program, ll16, band [0, 0] bytes -===//
 // CHECK:        Program<float, 2, Encoding::ll16, /*Slots=*/3, /*RegionBytes=*/32,
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/2, /*Speculate=*/false> g(p, rx, sizes);
-// CHECK:        g.reduce_take<Reduction::sum>(/*op=*/2, e, g.output(/*part=*/0), g.count(/*producer=*/0, /*part=*/g.rank()));
-// CHECK-NEXT:   g.reduce_take<Reduction::max>(/*op=*/3,
-// CHECK-NEXT:   g.reduce_take<Reduction::min>(/*op=*/4,
-// CHECK-NEXT:   g.reduce_take<Reduction::avg>(/*op=*/5,
+// CHECK:        g.reduce_take<RedOp::Sum>(/*op=*/2, e, g.output(/*part=*/0), g.count(/*producer=*/0, /*part=*/g.rank()));
+// CHECK-NEXT:   g.reduce_take<RedOp::Max>(/*op=*/3,
+// CHECK-NEXT:   g.reduce_take<RedOp::Min>(/*op=*/4,
+// CHECK-NEXT:   g.reduce_take<RedOp::Avg>(/*op=*/5,
 coll.collective @reduce_scatter types [f32] ranks [2] {
   coll.transform reduce<sum> scattered -> packed
 }

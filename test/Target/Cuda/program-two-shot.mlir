@@ -25,7 +25,7 @@
 // CHECK-NEXT:   for (long long [[K:v[0-9]+]] = 0; [[K]] < 2; [[K]] += 1) {
 // CHECK-NEXT:     g.put(/*op=*/0, e, g.input(/*part=*/[[K]]), g.count(/*producer=*/g.rank(), /*part=*/[[K]]), [[K]]);
 // CHECK-NEXT:   }
-// CHECK-NEXT:   g.reduce_take<Reduction::sum>(/*op=*/1, e, g.output(/*part=*/g.rank()), g.count(/*producer=*/g.rank(), /*part=*/g.rank()));
+// CHECK-NEXT:   g.reduce_take<RedOp::Sum>(/*op=*/1, e, g.output(/*part=*/g.rank()), g.count(/*producer=*/g.rank(), /*part=*/g.rank()));
 // CHECK-NEXT:   for (long long [[I:v[0-9]+]] = 1; [[I]] < 2; [[I]] += 1) {
 // CHECK-NEXT:     const long long [[S:v[0-9]+]] = g.rank() + [[I]];
 // CHECK-NEXT:     const long long [[Q:v[0-9]+]] = [[S]] % 2;

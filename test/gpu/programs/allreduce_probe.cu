@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(512, 1)
   g.launch_dependents();
   // `template`: g's type depends on Enc here (the emitter's kernels are not
   // templates and spell it as the contract does).
-  g.template reduce_take<Reduction::sum>(/*op=*/1, e, g.output(0),
+  g.template reduce_take<RedOp::Sum>(/*op=*/1, e, g.output(0),
                                          g.count(g.rank(), 0));
   g.finish(e);
 }
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(512, 1)
   __threadfence();
   __syncthreads();
   g.launch_dependents();
-  g.template reduce_take<Reduction::sum>(/*op=*/1, e, g.output(0),
+  g.template reduce_take<RedOp::Sum>(/*op=*/1, e, g.output(0),
                                          g.count(g.rank(), 0));
 }
 
@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(512, 1)
   __threadfence();
   __syncthreads();
   g.launch_dependents();
-  g.reduce_take<Reduction::sum>(/*op=*/1, e, g.output(0), 0);
+  g.reduce_take<RedOp::Sum>(/*op=*/1, e, g.output(0), 0);
 }
 
 namespace {

@@ -42,7 +42,7 @@
 #define BODY_all_reduce(N)                                                     \
   g.put(0, e, g.input(0), g.count(g.rank(), 0), kAllRanks);                    \
   g.launch_dependents();                                                       \
-  g.reduce_take<Reduction::sum>(1, e, g.output(0), g.count(g.rank(), 0));
+  g.reduce_take<RedOp::Sum>(1, e, g.output(0), g.count(g.rank(), 0));
 
 #define INPUT_PACKED_all_gather true
 #define BODY_all_gather(N)                                                     \
@@ -56,7 +56,7 @@
   for (int k = 0; k < N; ++k)                                                  \
     g.put(0, e, g.input(k), g.count(g.rank(), k), k);                          \
   g.launch_dependents();                                                       \
-  g.reduce_take<Reduction::sum>(1, e, g.output(0),                             \
+  g.reduce_take<RedOp::Sum>(1, e, g.output(0),                             \
                                 g.count(g.rank(), g.rank()));
 
 #define INPUT_PACKED_all_to_all false

@@ -90,14 +90,6 @@ FailureOr<cuda::Target> cuda::parseTarget(StringRef name) {
 
 namespace {
 
-/// A vocabulary value as the device headers spell it: `Type::Name`, the
-/// enumerator being the spelling capitalized (collc/vocab.h).
-template <class E> std::string deviceName(const char *type, E value) {
-  std::string name = vocab::spelling(value);
-  name[0] = llvm::toUpper(name[0]);
-  return (type + ("::" + name));
-}
-
 const char *kindName(snac::BufferKind k) {
   switch (k) {
   case snac::BufferKind::input:
@@ -276,7 +268,7 @@ LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
                      << v(reduce.getSrcChunk()) << ", len);\n";
     line(indent + 1) << "};\n";
     line(indent + 1) << "collc::dev::reduce<E, "
-                     << deviceName("collc::dev::RedOp",
+                     << cuda::deviceName("collc::dev::RedOp",
                                    common::toVocab(reduce.getOp()))
                      << ">(dst, source, Ctx::kN, (size_t)dstLen, smem);\n";
     line(indent) << "}\n";
@@ -422,10 +414,10 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
   os << "  static constexpr Part kPart[" << transforms.size() << "] = {";
   for (auto [i, t] : llvm::enumerate(transforms)) {
     os << (i ? ", " : "") << "{"
-       << deviceName("Consume", common::toVocab(t.getConsume())) << ", "
-       << deviceName("Layout", common::toVocab(t.getInput())) << ", "
-       << deviceName("Layout", common::toVocab(t.getOutput())) << ", "
-       << deviceName("Root", common::toVocab(t.getRootRole())) << "}";
+       << cuda::deviceName("Consume", common::toVocab(t.getConsume())) << ", "
+       << cuda::deviceName("Layout", common::toVocab(t.getInput())) << ", "
+       << cuda::deviceName("Layout", common::toVocab(t.getOutput())) << ", "
+       << cuda::deviceName("Root", common::toVocab(t.getRootRole())) << "}";
   }
   os << "};\n};\n\n";
 

@@ -267,8 +267,9 @@ void ProgramEmitter::emitTake(snac::TakeOp op, int indent) {
 }
 
 void ProgramEmitter::emitReduceTake(snac::ReduceTakeOp op, int indent) {
-  line(indent) << "g.reduce_take<Reduction::"
-               << snac::stringifyReduction(op.getOp()) << ">(/*op=*/"
+  line(indent) << "g.reduce_take<"
+               << cuda::deviceName("RedOp", common::toVocab(op.getOp()))
+               << ">(/*op=*/"
                << nextOp++ << ", " << epoch(op.getEpoch(), op.getSrcAttr())
                << ", " << partition(output, op.getPart()) << ", "
                << count(output, op.getPart()) << ");\n";

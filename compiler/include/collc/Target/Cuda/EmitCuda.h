@@ -13,8 +13,11 @@
 #ifndef COLLC_TARGET_CUDA_EMITCUDA_H
 #define COLLC_TARGET_CUDA_EMITCUDA_H
 
+#include "collc/vocab.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -104,6 +107,14 @@ struct KernelInfo {
   /// unused.
   std::optional<ProgramInfo> program;
 };
+
+/// A vocabulary value as the device headers spell it: `Type::Name`, the
+/// enumerator being the spelling capitalized (collc/vocab.h).
+template <class E> std::string deviceName(const char *type, E value) {
+  std::string name = vocab::spelling(value);
+  name[0] = llvm::toUpper(name[0]);
+  return (type + ("::" + name));
+}
 
 /// The fields every kernel has: its name, what it runs and how it launches.
 KernelInfo kernelInfo(std::string name, coll::CollectiveOp collective,

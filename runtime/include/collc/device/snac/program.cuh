@@ -72,8 +72,9 @@ enum class Encoding : int {
   sentinel = COLLC_ENCODING_SENTINEL,
 };
 
-/// The reduction of a reduce_take (the `coll` dialect's RedOp).
-enum class Reduction { sum, max, min, avg };
+/// The reduction of a reduce_take: the vocabulary's (collc/vocab.h), spelled
+/// `RedOp::Sum` etc. as the emitter prints it.
+using dev::RedOp;
 
 /// The destination of a put that writes every rank's region, self included.
 constexpr int kAllRanks = -1;
@@ -101,20 +102,6 @@ struct Epoch {
 };
 
 namespace detail {
-
-template <Reduction R> struct RedOpOf;
-template <> struct RedOpOf<Reduction::sum> {
-  static constexpr dev::RedOp kOp = dev::RedOp::Sum;
-};
-template <> struct RedOpOf<Reduction::max> {
-  static constexpr dev::RedOp kOp = dev::RedOp::Max;
-};
-template <> struct RedOpOf<Reduction::min> {
-  static constexpr dev::RedOp kOp = dev::RedOp::Min;
-};
-template <> struct RedOpOf<Reduction::avg> {
-  static constexpr dev::RedOp kOp = dev::RedOp::Avg;
-};
 
 /// The elements of E packed in a 64-bit word, lowest address lowest.
 template <typename E> struct Word {
@@ -515,12 +502,11 @@ public:
   /// Waits for the (slot(e), s) region of every source s and reduces their
   /// `count` elements into `dst`, in ascending rank order, FP32 accumulation,
   /// rounded once.
-  template <Reduction R>
+  template <RedOp kOp>
   COLLC_DEVICE_INLINE void reduce_take(int op, Epoch e, E *dst,
                                        long long count) {
     if (failed_)
       return;
-    constexpr dev::RedOp kOp = detail::RedOpOf<R>::kOp;
     const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
     const int s = slot(e);
     if constexpr (Enc != Encoding::flag) {
