@@ -14,7 +14,11 @@
 #           2 and 8 ranks, sm_90; scripts/gpu-prepare.sh builds it; carry
 #           "out") through the same test and timings (COLLC_FORCE_VARIANT=v1):
 #           the same-run baseline.
-#   scripts/gpu-programs.sh [probe] [runtime] [v1]  (default: probe runtime)
+#  library: the library's configuration (the same module, default policy:
+#           programs up to 64 KiB) at 2 and 8 ranks, the default routing and
+#           v1 forced, in one run: library.log, library.json.
+#   scripts/gpu-programs.sh [probe] [runtime] [v1] [library]
+#                                               (default: probe runtime)
 # Needs .deps/include/nlohmann (scripts/gpu-prepare.sh copies it; carry
 # ".deps"). Writes $OUT (default build-gpu/programs-out): env.txt,
 # probe.log, probe.json, runtime.log, runtime.json, v1.log, v1.json,
@@ -77,8 +81,15 @@ for phase in "${PHASES[@]}"; do
     grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/v1.log" | head -40
     grep -E '^runtime ' "$OUT/v1.log"
     ;;
+  library)
+    "$BUILD/runtime_programs" out/modules/v1-baseline.collcmod \
+      --encodings=ll16,v1 --ranks=2,8 --json="$OUT/library.json" \
+      --machine="$machine" --date="$today" >"$OUT/library.log" 2>&1 || status=1
+    grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/library.log" | head -40
+    grep -E '^runtime ' "$OUT/library.log"
+    ;;
   *)
-    echo "gpu-programs: unknown phase '$phase' (probe, runtime, v1)" >&2
+    echo "gpu-programs: unknown phase '$phase' (probe, runtime, v1, library)" >&2
     exit 2
     ;;
   esac
