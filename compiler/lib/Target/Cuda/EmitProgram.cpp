@@ -203,8 +203,8 @@ LogicalResult ProgramEmitter::check() {
     hasEpoch |= isa<snac::EpochOp>(op);
     if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
             arith::RemUIOp, scf::YieldOp, snac::EpochOp, snac::PutOp,
-            snac::PutEachOp, snac::TakeOp, snac::TakeEachOp,
-            snac::ReduceTakeOp, snac::LaunchDependentsOp>(op))
+            snac::PutEachOp, snac::TakeOp, snac::TakeEachOp, snac::ReduceTakeOp,
+            snac::LaunchDependentsOp>(op))
       return WalkResult::advance();
     if (auto c = dyn_cast<arith::ConstantOp>(op);
         c && isa<IntegerAttr>(c.getValue()))

@@ -295,9 +295,9 @@ LogicalResult ProgramOp::verifyPhases() {
     auto [it, fresh] = fromOutput.try_emplace(rx, forward);
     if (!fresh && it->second != forward) {
       put->emitOpError() << "writes '" << dstRef.getValue()
-                        << "' from the output, which other puts fill from "
-                           "the input; each phase of a two-shot program "
-                           "has its own receive buffer";
+                         << "' from the output, which other puts fill from "
+                            "the input; each phase of a two-shot program "
+                            "has its own receive buffer";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -482,8 +482,8 @@ LogicalResult PutEachOp::verify() {
 LogicalResult TakeEachOp::verify() {
   if (failed(verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch())))
     return failure();
-  ProgramBufferOp dst = (*this)->getParentOfType<ProgramOp>().lookupBuffer(
-      getDstAttr());
+  ProgramBufferOp dst =
+      (*this)->getParentOfType<ProgramOp>().lookupBuffer(getDstAttr());
   if (dst.isPacked())
     return emitOpError() << "copies source p's region into partition p of '"
                          << getDst() << "', but its layout '"
