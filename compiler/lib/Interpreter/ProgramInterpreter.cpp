@@ -217,6 +217,18 @@ private:
   std::shared_ptr<const std::vector<PStep>> unrolled(int agent, int call);
   bool evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
                  std::vector<PStep> &steps, int rank, int worker, int call);
+  /// One CTA's steps of a put of partition `part` of `srcRef` to `targets`
+  /// (snac.put, and each k of snac.put_each).
+  bool putSteps(Operation *op, FlatSymbolRefAttr srcRef,
+                FlatSymbolRefAttr dstRef, int64_t part, ArrayRef<int> targets,
+                std::vector<PStep> &steps, int rank, int worker, int call);
+  /// One CTA's steps of a take of `sources` into partition `part` of
+  /// `dstRef`, reduced with `red` when set (snac.take, snac.reduce_take,
+  /// and each p of snac.take_each).
+  bool takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
+                 FlatSymbolRefAttr dstRef, int64_t part, ArrayRef<int> sources,
+                 std::optional<sim::RedOp> red, std::vector<PStep> &steps,
+                 int rank, int worker, int call);
   bool bufferOf(Operation *op, FlatSymbolRefAttr ref, snac::BufferKind kind,
                 const BufferInfo *&info);
   bool ranksOf(Operation *op, Value v, const char *verb, int call, int rank,
@@ -509,13 +521,6 @@ bool ProgramSimulator::evalBlock(Block &block,
                                  int worker, int call) {
   auto get = [&](Value v) { return env.lookup(v); };
   int64_t epoch = call + 1;
-  auto slotOf = [&](const BufferInfo *rx) {
-    return rx->firstSlot + static_cast<int>(epoch % rx->slots);
-  };
-  auto faultOf = [](Operation *op) {
-    auto a = op->getAttrOfType<StringAttr>("snac.test_fault");
-    return a ? a.getValue() : StringRef();
-  };
   for (Operation &op : block) {
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       env[c.getResult()] = cast<IntegerAttr>(c.getValue()).getInt();
@@ -552,178 +557,233 @@ bool ProgramSimulator::evalBlock(Block &block,
     } else if (auto e = dyn_cast<snac::EpochOp>(op)) {
       env[e.getEpoch()] = epoch;
     } else if (auto put = dyn_cast<snac::PutOp>(op)) {
-      const BufferInfo *src, *dst;
-      auto srcIt = buffers.find(put.getSrc());
-      bool forward = srcIt != buffers.end() &&
-                     srcIt->second.kind == snac::BufferKind::output;
-      if (!bufferOf(&op, put.getSrcAttr(),
-                    forward ? snac::BufferKind::output
-                            : snac::BufferKind::input,
-                    src) ||
-          !bufferOf(&op, put.getDstAttr(), snac::BufferKind::receive, dst))
-        return false;
-      int64_t part = get(put.getPart());
-      if (part < 0 || part >= partsOf(*src))
-        return fail(&op, formatv("call {0}: rank {1} puts partition {2} of "
-                                 "the input, which has {3}",
-                                 call, rank, part, partsOf(*src)));
-      int64_t count = sizeOf(*src, call, rank, part);
-      int64_t from = offsetOf(*src, call, rank, part);
-      if (count * elemBytes > regionPayload)
-        return fail(&op, formatv("call {0}: rank {1} puts {2} bytes into a "
-                                 "receive region of {3} bytes of payload "
-                                 "({4})",
-                                 call, rank, count * elemBytes, regionPayload,
-                                 regionPayload == bandHi
-                                     ? "the band's hi"
-                                     : "a partition of the band's hi"));
       SmallVector<int> targets;
       if (!ranksOf(&op, put.getTarget(), "puts to", call, rank, env, targets))
         return false;
-      StringRef fault = faultOf(&op);
-      if (fault == "padding-dropped" && count == 0)
-        continue;
-      PStep base{PStep::Put, &op};
-      base.slot = slotOf(dst);
-      base.forward = forward;
-      base.epoch = epoch;
-      base.tag = epoch + (fault == "wrong-sequence-next"       ? 1
-                          : fault == "wrong-sequence-previous" ? -1
-                                                               : 0);
-      base.canonicalize = fault != "sentinel-not-canonicalized";
-      int64_t total = unitsFor(count);
-      auto unitStep = [&](int t, int64_t u) {
-        PStep s = base;
-        s.peer = t;
-        s.unit = u;
-        s.count = count == 0 ? 0 : std::min(unitElems, count - u * unitElems);
-        s.from = from + u * unitElems;
-        steps.push_back(s);
-      };
-      if (encoding == kFlag) {
-        int64_t dataUnits = count == 0 ? 0 : total;
-        int64_t segments = segmentsOf(dataUnits);
-        for (int64_t sg = worker; sg < segments; sg += W)
-          for (int t : targets) {
-            for (int64_t u = sg * kSegmentUnits;
-                 u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
-              unitStep(t, u);
-            PStep w = base;
-            w.kind = PStep::Word;
-            w.peer = t;
-            w.unit = sg;
-            steps.push_back(w);
-          }
-      } else {
-        for (int64_t u = worker; u < total; u += W)
-          for (int t : targets)
-            unitStep(t, u);
-      }
-    } else if (isa<snac::TakeOp, snac::ReduceTakeOp>(op)) {
-      auto take = dyn_cast<snac::TakeOp>(op);
-      auto reduce = dyn_cast<snac::ReduceTakeOp>(op);
-      FlatSymbolRefAttr srcRef = take ? take.getSrcAttr() : reduce.getSrcAttr();
-      FlatSymbolRefAttr dstRef = take ? take.getDstAttr() : reduce.getDstAttr();
-      const BufferInfo *rx, *dst;
-      if (!bufferOf(&op, srcRef, snac::BufferKind::receive, rx) ||
-          !bufferOf(&op, dstRef, snac::BufferKind::output, dst))
+      if (!putSteps(&op, put.getSrcAttr(), put.getDstAttr(), get(put.getPart()),
+                    targets, steps, rank, worker, call))
         return false;
-      int64_t part = get(take ? take.getPart() : reduce.getPart());
-      if (part < 0 || part >= partsOf(*dst))
-        return fail(&op, formatv("call {0}: rank {1} takes into partition "
-                                 "{2} of the output, which has {3}",
-                                 call, rank, part, partsOf(*dst)));
+    } else if (auto each = dyn_cast<snac::PutEachOp>(op)) {
+      // Exactly the loop over k of `put partition k to rank k`: the
+      // device's order (every load of a thread-step first) only reorders
+      // stores to distinct regions (docs/snac.md).
+      for (int k = 0; k < n; ++k)
+        if (!putSteps(&op, each.getSrcAttr(), each.getDstAttr(), k, {k}, steps,
+                      rank, worker, call))
+          return false;
+    } else if (auto take = dyn_cast<snac::TakeOp>(op)) {
       SmallVector<int> sources;
-      if (!ranksOf(&op, take ? take.getSource() : Value(), "takes from", call,
-                   rank, env, sources))
+      if (!ranksOf(&op, take.getSource(), "takes from", call, rank, env,
+                   sources))
         return false;
-      // Every source's region holds what the output partition expects.
-      int64_t want = sizeOf(*dst, call, rank, part);
-      int64_t at = offsetOf(*dst, call, rank, part);
-      for (int p : sources) {
-        int64_t has = sizeOf(*rx, call, rank, p);
-        if (has != want)
-          return fail(&op, formatv("call {0}: rank {1} takes {2} elements "
-                                   "from source {3}'s region into output "
-                                   "partition {4} of {5} elements",
-                                   call, rank, has, p, part, want));
-      }
-      if (faultOf(&op) == "padding-dropped" && want == 0)
-        continue;
-      int64_t total = unitsFor(want);
-      PStep base{PStep::Take, &op};
-      base.slot = slotOf(rx);
-      base.epoch = epoch;
-      if (reduce)
-        base.red = redOpOf(reduce.getOp());
-      auto read = [&](PStep::Kind kind, int p, int64_t u) {
-        PStep s = base;
-        s.kind = kind;
-        s.peer = p;
-        s.unit = u;
-        s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
-        s.to = at + u * unitElems;
-        if (reduce) {
-          s.accIndex = at + u * unitElems;
-          s.last = p == sources.back();
-        }
-        steps.push_back(s);
-        if (encoding == kSentinel) {
-          PStep r = s;
-          r.kind = PStep::Rearm;
-          steps.push_back(r);
-        }
-      };
-      if (encoding == kFlag) {
-        int64_t dataUnits = want == 0 ? 0 : total;
-        int64_t segments = segmentsOf(dataUnits);
-        for (int64_t sg = worker; sg < segments; sg += W)
-          for (int p : sources) {
-            PStep w = base;
-            w.kind = PStep::AwaitWord;
-            w.peer = p;
-            w.unit = sg;
-            steps.push_back(w);
-            for (int64_t u = sg * kSegmentUnits;
-                 u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
-              read(PStep::Read, p, u);
-          }
-      } else if (speculate) {
-        // One step: every source's load, one check, the waits for what
-        // failed, then the compute (and the sentinel re-arms).
-        for (int64_t u = worker; u < total; u += W) {
-          size_t first = steps.size();
-          for (int p : sources) {
-            PStep s = base;
-            s.kind = PStep::SpecRead;
-            s.peer = p;
-            s.unit = u;
-            s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
-            steps.push_back(s);
-          }
-          PStep v = base;
-          v.kind = PStep::Validate;
-          v.unit = u;
-          v.validate = faultOf(&op) != "validation-skipped";
-          steps.push_back(v);
-          for (size_t i = first; i < first + sources.size(); ++i) {
-            PStep s = steps[i];
-            s.kind = PStep::Settle;
-            steps.push_back(s);
-          }
-          for (int p : sources)
-            read(PStep::Use, p, u);
-        }
-      } else {
-        for (int64_t u = worker; u < total; u += W)
-          for (int p : sources)
-            read(PStep::Take, p, u);
-      }
+      if (!takeSteps(&op, take.getSrcAttr(), take.getDstAttr(),
+                     get(take.getPart()), sources, std::nullopt, steps, rank,
+                     worker, call))
+        return false;
+    } else if (auto reduce = dyn_cast<snac::ReduceTakeOp>(op)) {
+      SmallVector<int> sources;
+      if (!ranksOf(&op, Value(), "takes from", call, rank, env, sources))
+        return false;
+      if (!takeSteps(&op, reduce.getSrcAttr(), reduce.getDstAttr(),
+                     get(reduce.getPart()), sources, redOpOf(reduce.getOp()),
+                     steps, rank, worker, call))
+        return false;
+    } else if (auto each = dyn_cast<snac::TakeEachOp>(op)) {
+      // Exactly the loop over p of `take source p into partition p`.
+      for (int p = 0; p < n; ++p)
+        if (!takeSteps(&op, each.getSrcAttr(), each.getDstAttr(), p, {p},
+                       std::nullopt, steps, rank, worker, call))
+          return false;
     } else {
       return fail(&op, formatv("the interpreter cannot execute '{0}' in a "
                                "program",
                                op.getName().getStringRef()));
     }
+  }
+  return true;
+}
+
+namespace {
+/// The fault snac-test-inject-fault marked `op` with, or "".
+StringRef faultOf(Operation *op) {
+  auto a = op->getAttrOfType<StringAttr>("snac.test_fault");
+  return a ? a.getValue() : StringRef();
+}
+} // namespace
+
+bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
+                                FlatSymbolRefAttr dstRef, int64_t part,
+                                ArrayRef<int> targets,
+                                std::vector<PStep> &steps, int rank, int worker,
+                                int call) {
+  int64_t epoch = call + 1;
+  auto slotOf = [&](const BufferInfo *rx) {
+    return rx->firstSlot + static_cast<int>(epoch % rx->slots);
+  };
+  const BufferInfo *src, *dst;
+  auto srcIt = buffers.find(srcRef.getValue());
+  bool forward =
+      srcIt != buffers.end() && srcIt->second.kind == snac::BufferKind::output;
+  if (!bufferOf(op, srcRef,
+                forward ? snac::BufferKind::output : snac::BufferKind::input,
+                src) ||
+      !bufferOf(op, dstRef, snac::BufferKind::receive, dst))
+    return false;
+  if (part < 0 || part >= partsOf(*src))
+    return fail(op, formatv("call {0}: rank {1} puts partition {2} of "
+                            "the input, which has {3}",
+                            call, rank, part, partsOf(*src)));
+  int64_t count = sizeOf(*src, call, rank, part);
+  int64_t from = offsetOf(*src, call, rank, part);
+  if (count * elemBytes > regionPayload)
+    return fail(op, formatv("call {0}: rank {1} puts {2} bytes into a "
+                            "receive region of {3} bytes of payload "
+                            "({4})",
+                            call, rank, count * elemBytes, regionPayload,
+                            regionPayload == bandHi
+                                ? "the band's hi"
+                                : "a partition of the band's hi"));
+  StringRef fault = faultOf(op);
+  if (fault == "padding-dropped" && count == 0)
+    return true;
+  PStep base{PStep::Put, op};
+  base.slot = slotOf(dst);
+  base.forward = forward;
+  base.epoch = epoch;
+  base.tag = epoch + (fault == "wrong-sequence-next"       ? 1
+                      : fault == "wrong-sequence-previous" ? -1
+                                                           : 0);
+  base.canonicalize = fault != "sentinel-not-canonicalized";
+  int64_t total = unitsFor(count);
+  auto unitStep = [&](int t, int64_t u) {
+    PStep s = base;
+    s.peer = t;
+    s.unit = u;
+    s.count = count == 0 ? 0 : std::min(unitElems, count - u * unitElems);
+    s.from = from + u * unitElems;
+    steps.push_back(s);
+  };
+  if (encoding == kFlag) {
+    int64_t dataUnits = count == 0 ? 0 : total;
+    int64_t segments = segmentsOf(dataUnits);
+    for (int64_t sg = worker; sg < segments; sg += W)
+      for (int t : targets) {
+        for (int64_t u = sg * kSegmentUnits;
+             u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
+          unitStep(t, u);
+        PStep w = base;
+        w.kind = PStep::Word;
+        w.peer = t;
+        w.unit = sg;
+        steps.push_back(w);
+      }
+  } else {
+    for (int64_t u = worker; u < total; u += W)
+      for (int t : targets)
+        unitStep(t, u);
+  }
+  return true;
+}
+
+bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
+                                 FlatSymbolRefAttr dstRef, int64_t part,
+                                 ArrayRef<int> sources,
+                                 std::optional<sim::RedOp> red,
+                                 std::vector<PStep> &steps, int rank,
+                                 int worker, int call) {
+  int64_t epoch = call + 1;
+  auto slotOf = [&](const BufferInfo *rx) {
+    return rx->firstSlot + static_cast<int>(epoch % rx->slots);
+  };
+  const BufferInfo *rx, *dst;
+  if (!bufferOf(op, srcRef, snac::BufferKind::receive, rx) ||
+      !bufferOf(op, dstRef, snac::BufferKind::output, dst))
+    return false;
+  if (part < 0 || part >= partsOf(*dst))
+    return fail(op, formatv("call {0}: rank {1} takes into partition "
+                            "{2} of the output, which has {3}",
+                            call, rank, part, partsOf(*dst)));
+  // Every source's region holds what the output partition expects.
+  int64_t want = sizeOf(*dst, call, rank, part);
+  int64_t at = offsetOf(*dst, call, rank, part);
+  for (int p : sources) {
+    int64_t has = sizeOf(*rx, call, rank, p);
+    if (has != want)
+      return fail(op, formatv("call {0}: rank {1} takes {2} elements "
+                              "from source {3}'s region into output "
+                              "partition {4} of {5} elements",
+                              call, rank, has, p, part, want));
+  }
+  if (faultOf(op) == "padding-dropped" && want == 0)
+    return true;
+  int64_t total = unitsFor(want);
+  PStep base{PStep::Take, op};
+  base.slot = slotOf(rx);
+  base.epoch = epoch;
+  if (red)
+    base.red = *red;
+  auto read = [&](PStep::Kind kind, int p, int64_t u) {
+    PStep s = base;
+    s.kind = kind;
+    s.peer = p;
+    s.unit = u;
+    s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
+    s.to = at + u * unitElems;
+    if (red) {
+      s.accIndex = at + u * unitElems;
+      s.last = p == sources.back();
+    }
+    steps.push_back(s);
+    if (encoding == kSentinel) {
+      PStep r = s;
+      r.kind = PStep::Rearm;
+      steps.push_back(r);
+    }
+  };
+  if (encoding == kFlag) {
+    int64_t dataUnits = want == 0 ? 0 : total;
+    int64_t segments = segmentsOf(dataUnits);
+    for (int64_t sg = worker; sg < segments; sg += W)
+      for (int p : sources) {
+        PStep w = base;
+        w.kind = PStep::AwaitWord;
+        w.peer = p;
+        w.unit = sg;
+        steps.push_back(w);
+        for (int64_t u = sg * kSegmentUnits;
+             u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
+          read(PStep::Read, p, u);
+      }
+  } else if (speculate) {
+    // One step: every source's load, one check, the waits for what
+    // failed, then the compute (and the sentinel re-arms).
+    for (int64_t u = worker; u < total; u += W) {
+      size_t first = steps.size();
+      for (int p : sources) {
+        PStep s = base;
+        s.kind = PStep::SpecRead;
+        s.peer = p;
+        s.unit = u;
+        s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
+        steps.push_back(s);
+      }
+      PStep v = base;
+      v.kind = PStep::Validate;
+      v.unit = u;
+      v.validate = faultOf(op) != "validation-skipped";
+      steps.push_back(v);
+      for (size_t i = first; i < first + sources.size(); ++i) {
+        PStep s = steps[i];
+        s.kind = PStep::Settle;
+        steps.push_back(s);
+      }
+      for (int p : sources)
+        read(PStep::Use, p, u);
+    }
+  } else {
+    for (int64_t u = worker; u < total; u += W)
+      for (int p : sources)
+        read(PStep::Take, p, u);
   }
   return true;
 }

@@ -7,52 +7,48 @@
 // (auto, band up to 64 KiB), 2 slots, work left to snac-assign-work, PDL.
 
 // AllGather: the packed input to every rank; source p's region into
-// output partition p.
+// output partition p, every p in one op.
 // CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true, speculate = true> {
 // CHECK-NEXT:  ^bb0(%rank: index, %n: index):
 // CHECK-NEXT:    snac.program_buffer @input input packed sizes row
 // CHECK-NEXT:    snac.program_buffer @output output scattered sizes column
 // CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
 // CHECK-NEXT:    %[[C0:.+]] = arith.constant 0 : index
-// CHECK-NEXT:    %[[C1:.+]] = arith.constant 1 : index
 // CHECK-NEXT:    %[[E:.+]] = snac.epoch
 // CHECK-NEXT:    snac.put @input[%[[C0]]] -> @rx[%[[E]]] to all
-// CHECK-NEXT:    scf.for %[[P:.+]] = %[[C0]] to %n step %[[C1]] {
-// CHECK-NEXT:      snac.take @rx[%[[E]], %[[P]]] -> @output[%[[P]]]
-// CHECK-NEXT:    }
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
 // CHECK-NEXT:  }
 coll.collective @all_gather types [bf16] ranks [2] {
   coll.transform copy packed -> scattered
 }
 
-// ReduceScatter: partition k to rank k; every source reduced in rank order.
+// ReduceScatter: partition k to rank k, every k in one op; every source
+// reduced in rank order.
 // CHECK-LABEL: snac.program for @reduce_scatter variant one_shot
 // CHECK-NEXT:  ^bb0(%rank: index, %n: index):
 // CHECK-NEXT:    snac.program_buffer @input input scattered sizes row
 // CHECK-NEXT:    snac.program_buffer @output output packed sizes column
 // CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
-// CHECK:         %[[E:.+]] = snac.epoch
-// CHECK-NEXT:    scf.for %[[K:.+]] = %{{.+}} to %n step %{{.+}} {
-// CHECK-NEXT:      snac.put @input[%[[K]]] -> @rx[%[[E]]] to %[[K]]
-// CHECK-NEXT:    }
-// CHECK-NEXT:    snac.reduce_take sum @rx[%[[E]], *] -> @output[%{{.+}}]
+// CHECK-NEXT:    %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.reduce_take sum @rx[%[[E]], *] -> @output[%[[C0]]]
 // CHECK-NEXT:  }
 coll.collective @reduce_scatter types [bf16] ranks [2] {
   coll.transform reduce<sum> scattered -> packed
 }
 
-// AllToAll: partition k to rank k; source p's region into partition p.
+// AllToAll: partition k to rank k; source p's region into partition p; no
+// index arithmetic left.
 // CHECK-LABEL: snac.program for @all_to_all variant one_shot
-// CHECK:         snac.program_buffer @input input scattered sizes row
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input scattered sizes row
 // CHECK-NEXT:    snac.program_buffer @output output transposed sizes column
 // CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
-// CHECK:         %[[E:.+]] = snac.epoch
-// CHECK-NEXT:    scf.for %[[K:.+]] = %{{.+}} to %n step %{{.+}} {
-// CHECK-NEXT:      snac.put @input[%[[K]]] -> @rx[%[[E]]] to %[[K]]
-// CHECK-NEXT:    }
-// CHECK-NEXT:    scf.for %[[P:.+]] = %{{.+}} to %n step %{{.+}} {
-// CHECK-NEXT:      snac.take @rx[%[[E]], %[[P]]] -> @output[%[[P]]]
-// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// CHECK-NEXT:  }
 coll.collective @all_to_all types [f32] ranks [2] {
   coll.transform copy scattered -> transposed
 }
@@ -76,8 +72,10 @@ coll.collective @all_reduce_one_shot types [f32] ranks [2] {
 // CHECK:         snac.program_buffer @input input packed_v sizes row
 // CHECK-NEXT:    snac.program_buffer @output output scattered_v sizes column
 // CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
-// CHECK:         snac.put @input[%{{.+}}] -> @rx[%{{.+}}] to all
-// CHECK:         snac.take
+// CHECK:         %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put @input[%{{.+}}] -> @rx[%[[E]]] to all
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// CHECK-NEXT:  }
 coll.collective @all_gather_v types [bf16] ranks [2] {
   coll.transform copy packed_v -> scattered_v
 }
@@ -86,7 +84,10 @@ coll.collective @all_gather_v types [bf16] ranks [2] {
 // CHECK:         snac.program_buffer @input input scattered_v sizes row
 // CHECK-NEXT:    snac.program_buffer @output output packed_v sizes column
 // CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
-// CHECK:         snac.reduce_take avg
+// CHECK:         %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.reduce_take avg @rx[%[[E]], *] -> @output[%{{.+}}]
+// CHECK-NEXT:  }
 coll.collective @reduce_scatter_v types [bf16] ranks [2] {
   coll.transform reduce<avg> scattered_v -> packed_v
 }
@@ -95,6 +96,10 @@ coll.collective @reduce_scatter_v types [bf16] ranks [2] {
 // CHECK:         snac.program_buffer @input input scattered_v sizes row
 // CHECK-NEXT:    snac.program_buffer @output output transposed_v sizes column
 // CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// CHECK-NEXT:  }
 coll.collective @all_to_all_v types [bf16] ranks [2] {
   coll.transform copy scattered_v -> transposed_v
 }

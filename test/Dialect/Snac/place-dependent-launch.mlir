@@ -43,6 +43,40 @@ snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll1
   snac.launch_dependents
 }
 
+// snac.put_each is a remote write: right after it.
+// CHECK-LABEL: snac.program for @reduce_scatter
+// CHECK:         snac.put_each
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    snac.reduce_take
+snac.program for @reduce_scatter variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output packed sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+}
+
+// The last of several: after a put_each followed by a put (the pass looks
+// at the order only; the exchange itself would write one region twice).
+// CHECK-LABEL: snac.program for @two_puts
+// CHECK:         snac.put_each
+// CHECK-NEXT:    snac.put
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    snac.take_each
+snac.program for @two_puts variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output transposed sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.put @input[%r] -> @rx[%e] to %r
+  snac.take_each @rx[%e] -> @output
+}
+
 // Without PDL: none, and one written by hand is removed.
 // CHECK-LABEL: snac.program for @no_pdl
 // CHECK:         snac.put

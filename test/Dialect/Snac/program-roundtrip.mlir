@@ -54,6 +54,29 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = s
   }
 }
 
+// The same exchange in batched per-peer ops: partition k to rank k and
+// source p into partition p, every k and p in one op each.
+// CHECK-LABEL: snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 32, threads = 256, grain = 8, pdl = true, speculate = true> {
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input scattered sizes row
+// CHECK-NEXT:    snac.program_buffer @output output transposed sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// CHECK-NEXT:  }
+snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 32, threads = 256, grain = 8, pdl = true, speculate = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output transposed sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.launch_dependents
+  snac.take_each @rx[%e] -> @output
+}
+
 // Flag readiness, a program beside a v1 schedule of the same collective.
 // CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 0], ctas = 1, threads = 32, grain = 16, pdl = false> {
 // CHECK-LABEL: snac.schedule for @all_gather

@@ -1,6 +1,9 @@
 // One-shot programs of every unrooted single transform and of AllReduce,
-// written out by hand (the shape of the contract, issue 10 step 1), each
-// beside the coll.collective the oracle reads.
+// written out by hand in the form coll-derive-programs derives (batched
+// per-peer ops: snac.put_each for a scattered input, snac.take_each for a
+// copy), and AllReduce's two-shot program, each beside the
+// coll.collective the oracle reads. programs-loops.mlir has the one-shot
+// ones as loops of snac.put and snac.take.
 coll.collective @reduce_scatter types [bf16, f16, f32] ranks [2, 4, 8] {
   coll.transform reduce<sum> scattered -> packed
 }
@@ -30,11 +33,8 @@ snac.program for @reduce_scatter variant one_shot policy #snac.policy<encoding =
   snac.program_buffer @output output packed sizes column
   snac.program_buffer @rx receive scattered sizes column
   %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.launch_dependents
   snac.reduce_take sum @rx[%e, *] -> @output[%c0]
 }
@@ -44,29 +44,20 @@ snac.program for @all_gather variant one_shot policy #snac.policy<encoding = ll1
   snac.program_buffer @output output scattered sizes column
   snac.program_buffer @rx receive scattered sizes column
   %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %e = snac.epoch
   snac.put @input[%c0] -> @rx[%e] to all
   snac.launch_dependents
-  scf.for %p = %c0 to %n step %c1 {
-    snac.take @rx[%e, %p] -> @output[%p]
-  }
+  snac.take_each @rx[%e] -> @output
 }
 snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input scattered sizes row
   snac.program_buffer @output output transposed sizes column
   snac.program_buffer @rx receive scattered sizes column
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.launch_dependents
-  scf.for %p = %c0 to %n step %c1 {
-    snac.take @rx[%e, %p] -> @output[%p]
-  }
+  snac.take_each @rx[%e] -> @output
 }
 snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
 ^bb0(%r: index, %n: index):
@@ -111,13 +102,10 @@ snac.program for @all_gather_v variant one_shot policy #snac.policy<encoding = l
   snac.program_buffer @output output scattered_v sizes column
   snac.program_buffer @rx receive scattered_v sizes column
   %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %e = snac.epoch
   snac.put @input[%c0] -> @rx[%e] to all
   snac.launch_dependents
-  scf.for %p = %c0 to %n step %c1 {
-    snac.take @rx[%e, %p] -> @output[%p]
-  }
+  snac.take_each @rx[%e] -> @output
 }
 snac.program for @reduce_scatter_v variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
 ^bb0(%r: index, %n: index):
@@ -125,11 +113,8 @@ snac.program for @reduce_scatter_v variant one_shot policy #snac.policy<encoding
   snac.program_buffer @output output packed_v sizes column
   snac.program_buffer @rx receive scattered_v sizes column
   %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.launch_dependents
   snac.reduce_take sum @rx[%e, *] -> @output[%c0]
 }
@@ -138,14 +123,8 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = l
   snac.program_buffer @input input scattered_v sizes row
   snac.program_buffer @output output transposed_v sizes column
   snac.program_buffer @rx receive scattered_v sizes column
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.launch_dependents
-  scf.for %p = %c0 to %n step %c1 {
-    snac.take @rx[%e, %p] -> @output[%p]
-  }
+  snac.take_each @rx[%e] -> @output
 }

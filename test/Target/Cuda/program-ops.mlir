@@ -83,6 +83,58 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = s
   }
 }
 
+// AllToAll, batched per-peer ops: one call each for every partition k to
+// rank k and every source p into partition p, the part a lambda parameter
+// in the buffer's own formulas (the input's row, the output's column).
+// CHECK-LABEL: //===- @all_to_all: one_shot program, ll16, band [0, 65536] bytes -===//
+// CHECK:      collc_all_to_all__one_shot_ll16_f32_n4(collcProgramParams p, collc::prog::Peers<4> rx,
+// CHECK:        Program<float, 4, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/131072,
+// CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/true> g(p, rx, sizes);
+// CHECK-NEXT:   g.wait_previous();
+// CHECK-NEXT:   const Epoch e = g.epoch();
+// CHECK-NEXT:   g.put_each(/*op=*/0, e, [&](int k) { return g.input(/*part=*/k); },
+// CHECK-NEXT:              [&](int k) { return g.count(/*producer=*/g.rank(), /*part=*/k); });
+// CHECK-NEXT:   g.launch_dependents();
+// CHECK-NEXT:   g.take_each(/*op=*/1, e, [&](int p) { return g.output(/*part=*/p); },
+// CHECK-NEXT:               [&](int p) { return g.count(/*producer=*/p, /*part=*/g.rank()); });
+// CHECK-NEXT:   g.finish(e);
+// CHECK-NEXT: }
+coll.collective @all_to_all types [f32] ranks [4] {
+  coll.transform copy scattered -> transposed
+}
+snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 32, threads = 256, grain = 8, pdl = true, speculate = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output transposed sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.launch_dependents
+  snac.take_each @rx[%e] -> @output
+}
+
+// AllGather_v, flag: the packed input to all, then take_each; a packed
+// input's size matrix has one column, so source p's count is (p, 0).
+// CHECK-LABEL: //===- @all_gather_v: one_shot program, flag, band [0, 4096] bytes -===//
+// CHECK:      collc_all_gather_v__one_shot_flag_bf16_n2(
+// CHECK:        g.put(/*op=*/0, e, g.input(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0), kAllRanks);
+// CHECK-NEXT:   g.take_each(/*op=*/1, e, [&](int p) { return g.output(/*part=*/p); },
+// CHECK-NEXT:               [&](int p) { return g.count(/*producer=*/p, /*part=*/0); });
+// CHECK-NEXT:   g.finish(e);
+coll.collective @all_gather_v types [bf16] ranks [2] {
+  coll.transform copy packed_v -> scattered_v
+}
+snac.program for @all_gather_v variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 4096], ctas = 2, threads = 128, grain = 16, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed_v sizes row
+  snac.program_buffer @output output scattered_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+}
+
 // AllGather, flag: a packed input (every count's partition index is 0);
 // region = the band's 4096 bytes + one ready word per warp of the grid
 // (2 x 128 / 32 = 8 words, 64 bytes); arithmetic on indices before the

@@ -88,14 +88,22 @@ private:
   void emitFor(scf::ForOp loop, int indent);
   void emitEpoch(snac::EpochOp op, int indent);
   void emitPut(snac::PutOp op, int indent);
+  void emitPutEach(snac::PutEachOp op, int indent);
   void emitTake(snac::TakeOp op, int indent);
+  void emitTakeEach(snac::TakeEachOp op, int indent);
   void emitReduceTake(snac::ReduceTakeOp op, int indent);
   void emitLaunchDependents(snac::LaunchDependentsOp op, int indent);
 
   std::string value(Value v);
   std::string epoch(Value e, FlatSymbolRefAttr receive);
-  std::string partition(snac::ProgramBufferOp buffer, Value part);
-  std::string count(snac::ProgramBufferOp buffer, Value part);
+  std::string partition(snac::ProgramBufferOp buffer, Value part) {
+    return partition(buffer, value(part));
+  }
+  std::string partition(snac::ProgramBufferOp buffer, const std::string &part);
+  std::string count(snac::ProgramBufferOp buffer, Value part) {
+    return count(buffer, value(part));
+  }
+  std::string count(snac::ProgramBufferOp buffer, const std::string &part);
   llvm::raw_ostream &line(int indent) { return os.indent(2 * indent); }
 
   snac::ProgramOp program;
@@ -140,20 +148,21 @@ std::string ProgramEmitter::epoch(Value e, FlatSymbolRefAttr receive) {
 }
 
 std::string ProgramEmitter::partition(snac::ProgramBufferOp buffer,
-                                      Value part) {
+                                      const std::string &part) {
   return formatv("g.{0}(/*part=*/{1})",
                  buffer.getKind() == snac::BufferKind::input ? "input"
                                                              : "output",
-                 value(part))
+                 part)
       .str();
 }
 
 /// The elements of partition `part` of `buffer` at this rank: the entry of
 /// the size matrix the buffer's geometry names (getSizeEntry, shared with
 /// the interpreter).
-std::string ProgramEmitter::count(snac::ProgramBufferOp buffer, Value part) {
+std::string ProgramEmitter::count(snac::ProgramBufferOp buffer,
+                                  const std::string &part) {
   auto [producer, index] =
-      buffer.getSizeEntry<std::string>("g.rank()", value(part), "0");
+      buffer.getSizeEntry<std::string>("g.rank()", part, "0");
   return formatv("g.count(/*producer=*/{0}, /*part=*/{1})", producer, index)
       .str();
 }
@@ -194,7 +203,8 @@ LogicalResult ProgramEmitter::check() {
     hasEpoch |= isa<snac::EpochOp>(op);
     if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
             arith::RemUIOp, scf::YieldOp, snac::EpochOp, snac::PutOp,
-            snac::TakeOp, snac::ReduceTakeOp, snac::LaunchDependentsOp>(op))
+            snac::PutEachOp, snac::TakeOp, snac::TakeEachOp, snac::ReduceTakeOp,
+            snac::LaunchDependentsOp>(op))
       return WalkResult::advance();
     if (auto c = dyn_cast<arith::ConstantOp>(op);
         c && isa<IntegerAttr>(c.getValue()))
@@ -258,12 +268,37 @@ void ProgramEmitter::emitPut(snac::PutOp op, int indent) {
                << count(src, op.getPart()) << ", " << dst << ");\n";
 }
 
+/// Every partition k to rank k in one call: the device issues the loads of
+/// every k of a thread-step before its stores. The partition and count are
+/// the buffer's own formulas with the lambda's parameter as the part.
+void ProgramEmitter::emitPutEach(snac::PutEachOp op, int indent) {
+  snac::ProgramBufferOp src = program.lookupBuffer(op.getSrcAttr());
+  std::string head = "g.put_each(";
+  line(indent) << head << "/*op=*/" << nextOp++ << ", "
+               << epoch(op.getEpoch(), op.getDstAttr())
+               << ", [&](int k) { return " << partition(src, "k") << "; },\n";
+  line(indent).indent(head.size())
+      << "[&](int k) { return " << count(src, "k") << "; });\n";
+}
+
 void ProgramEmitter::emitTake(snac::TakeOp op, int indent) {
   line(indent) << "g.take(/*op=*/" << nextOp++ << ", "
                << epoch(op.getEpoch(), op.getSrcAttr())
                << ", /*src=*/" << value(op.getSource()) << ", "
                << partition(output, op.getPart()) << ", "
                << count(output, op.getPart()) << ");\n";
+}
+
+/// Every source p into output partition p in one call: the device loads
+/// every source's units of a thread-step before it stores any.
+void ProgramEmitter::emitTakeEach(snac::TakeEachOp op, int indent) {
+  std::string head = "g.take_each(";
+  line(indent) << head << "/*op=*/" << nextOp++ << ", "
+               << epoch(op.getEpoch(), op.getSrcAttr())
+               << ", [&](int p) { return " << partition(output, "p")
+               << "; },\n";
+  line(indent).indent(head.size())
+      << "[&](int p) { return " << count(output, "p") << "; });\n";
 }
 
 void ProgramEmitter::emitReduceTake(snac::ReduceTakeOp op, int indent) {
@@ -287,8 +322,12 @@ void ProgramEmitter::emitOp(Operation &op, int indent) {
     emitEpoch(epoch, indent);
   else if (auto put = dyn_cast<snac::PutOp>(op))
     emitPut(put, indent);
+  else if (auto each = dyn_cast<snac::PutEachOp>(op))
+    emitPutEach(each, indent);
   else if (auto take = dyn_cast<snac::TakeOp>(op))
     emitTake(take, indent);
+  else if (auto each = dyn_cast<snac::TakeEachOp>(op))
+    emitTakeEach(each, indent);
   else if (auto reduce = dyn_cast<snac::ReduceTakeOp>(op))
     emitReduceTake(reduce, indent);
   else if (auto launch = dyn_cast<snac::LaunchDependentsOp>(op))

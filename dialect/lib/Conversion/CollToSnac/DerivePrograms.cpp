@@ -9,9 +9,9 @@
 // Shape of a one-shot program (one kernel, every rank):
 //
 //   %e = snac.epoch                         this call's number
-//   put     packed input: the whole of it to every rank;
-//           scattered input: partition k to rank k
-//   take    copy: source p's region into output partition p, every p
+//   put       packed input: the whole of it to every rank;
+//   put_each  scattered input: partition k to rank k, every k
+//   take_each copy: source p's region into output partition p, every p
 //   or reduce_take  reduce: every source's region, in rank order
 //
 // Every (source, consumer) pair exchanges one region per call, an empty
@@ -192,7 +192,6 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
                                *encodingOf(proto, hi, ll16MaxBytes),
                                /*lo=*/0, hi, ctas);
   Block &body = program.getBody().front();
-  Value n = body.getArgument(1);
   b.setInsertionPointToStart(&body);
 
   bool packedIn = fixedLayout(shot->input) == Layout::packed;
@@ -218,41 +217,34 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   auto input = FlatSymbolRefAttr::get(ctx, "input");
   auto output = FlatSymbolRefAttr::get(ctx, "output");
 
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one;
+  Value zero;
   Value epoch = snac::EpochOp::create(b, loc, b.getI64Type());
-  auto forRanks = [&](function_ref<void(Value)> bodyFn) {
-    if (!one) {
+  auto partZero = [&] {
+    if (!zero) {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointAfter(zero.getDefiningOp());
-      one = arith::ConstantIndexOp::create(b, loc, 1);
+      b.setInsertionPoint(epoch.getDefiningOp());
+      zero = arith::ConstantIndexOp::create(b, loc, 0);
     }
-    auto loop = scf::ForOp::create(b, loc, zero, n, one);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    bodyFn(loop.getInductionVar());
+    return zero;
   };
 
   // Push: a packed input is every consumer's; partition k of a scattered
-  // input is rank k's.
+  // input is rank k's, every k in one op (the device then issues the loads
+  // of every peer's partition before the stores, docs/snac.md).
   if (packedIn)
-    snac::PutOp::create(b, loc, input, zero, rx, epoch, Value());
+    snac::PutOp::create(b, loc, input, partZero(), rx, epoch, Value());
   else
-    forRanks([&](Value k) {
-      snac::PutOp::create(b, loc, input, k, rx, epoch, k);
-    });
+    snac::PutEachOp::create(b, loc, input, rx, epoch);
 
   // Take: a reduction combines every source into its packed output; a copy
-  // places source p's region in output partition p.
+  // places source p's region in output partition p, every p in one op.
   if (shot->consume == ConsumeOp::reduce) {
     assert(packedOut && "a legal reduction has a packed output");
     snac::ReduceTakeOp::create(
         b, loc, snac::ReductionAttr::get(ctx, *shot->reduction), rx,
-        epoch, output, zero);
+        epoch, output, partZero());
   } else {
-    forRanks([&](Value p) {
-      snac::TakeOp::create(b, loc, rx, epoch, p, output, p);
-    });
+    snac::TakeEachOp::create(b, loc, rx, epoch, output);
   }
   if (shot->twoShot && twoHi > hi)
     deriveTwoShot(collective, *shot, program, hi + 1, twoHi, proto, ctas);

@@ -261,7 +261,7 @@ LogicalResult ProgramOp::verifyRegions() {
         return WalkResult::interrupt();
       }
       launch = op;
-    } else if (isa<PutOp>(op) && launch) {
+    } else if (isa<PutOp, PutEachOp>(op) && launch) {
       op->emitOpError() << "follows snac.launch_dependents, which must come "
                            "after the last remote write";
       return WalkResult::interrupt();
@@ -278,19 +278,26 @@ LogicalResult ProgramOp::verifyRegions() {
 LogicalResult ProgramOp::verifyPhases() {
   llvm::DenseMap<Operation *, bool> fromOutput;
   bool forwards = false;
-  WalkResult result = getBody().walk([&](PutOp put) {
-    ProgramBufferOp src = lookupBuffer(put.getSrcAttr());
-    Operation *rx = lookupBuffer(put.getDstAttr());
+  WalkResult result = getBody().walk([&](Operation *put) {
+    FlatSymbolRefAttr srcRef, dstRef;
+    if (auto one = dyn_cast<PutOp>(put))
+      srcRef = one.getSrcAttr(), dstRef = one.getDstAttr();
+    else if (auto each = dyn_cast<PutEachOp>(put))
+      srcRef = each.getSrcAttr(), dstRef = each.getDstAttr();
+    else
+      return WalkResult::advance();
+    ProgramBufferOp src = lookupBuffer(srcRef);
+    Operation *rx = lookupBuffer(dstRef);
     if (!src || !rx)
       return WalkResult::advance(); // The put's verifier said why.
     bool forward = src.getKind() == BufferKind::output;
     forwards |= forward;
     auto [it, fresh] = fromOutput.try_emplace(rx, forward);
     if (!fresh && it->second != forward) {
-      put.emitOpError() << "writes '" << put.getDst()
-                        << "' from the output, which other puts fill from "
-                           "the input; each phase of a two-shot program "
-                           "has its own receive buffer";
+      put->emitOpError() << "writes '" << dstRef.getValue()
+                         << "' from the output, which other puts fill from "
+                            "the input; each phase of a two-shot program "
+                            "has its own receive buffer";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -423,7 +430,7 @@ LogicalResult PutOp::verifyForward() {
       break;
     bool writes = false;
     op.walk([&](Operation *inner) {
-      writes |= isa<TakeOp, ReduceTakeOp>(inner);
+      writes |= isa<TakeOp, TakeEachOp, ReduceTakeOp>(inner);
     });
     if (writes)
       writer = &op;
@@ -444,4 +451,43 @@ LogicalResult TakeOp::verify() {
 
 LogicalResult ReduceTakeOp::verify() {
   return verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch());
+}
+
+/// put_each sends partition k to rank k: its source needs one partition per
+/// rank, and only the input has that to push (a forward sends the one
+/// partition its snac.reduce_take just wrote, a snac.put).
+LogicalResult PutEachOp::verify() {
+  FailureOr<ProgramBufferOp> src = lookupProgramBuffer(*this, getSrcAttr());
+  FailureOr<ProgramBufferOp> dst = lookupProgramBuffer(*this, getDstAttr());
+  if (failed(src) || failed(dst))
+    return failure();
+  if (src->getKind() != BufferKind::input)
+    return emitOpError() << "pushes from '" << getSrc()
+                         << "', which is not the program's input (a forward "
+                            "of a reduced partition is a snac.put)";
+  if (src->isPacked())
+    return emitOpError() << "sends partition k of '" << getSrc()
+                         << "' to rank k, but its layout '"
+                         << stringifyLayout(src->getLayout())
+                         << "' has one partition (put it to all with "
+                            "snac.put)";
+  if (dst->getKind() != BufferKind::receive)
+    return emitOpError() << "pushes into '" << getDst()
+                         << "', which is not a receive buffer";
+  return verifyEpoch(*this, getEpoch());
+}
+
+/// take_each copies source p's region into partition p of its destination,
+/// which needs one partition per rank.
+LogicalResult TakeEachOp::verify() {
+  if (failed(verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch())))
+    return failure();
+  ProgramBufferOp dst =
+      (*this)->getParentOfType<ProgramOp>().lookupBuffer(getDstAttr());
+  if (dst.isPacked())
+    return emitOpError() << "copies source p's region into partition p of '"
+                         << getDst() << "', but its layout '"
+                         << stringifyLayout(dst.getLayout())
+                         << "' has one partition";
+  return success();
 }

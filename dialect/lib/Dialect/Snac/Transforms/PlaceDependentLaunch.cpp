@@ -2,9 +2,9 @@
 //
 // Programmatic dependent launch lets the next kernel start its prologue
 // before this one ends; triggering it at exit (what the schedules do) hides
-// nothing. A program's remote writes are its puts: once the last is issued,
-// what remains is waiting and local copying, which the next kernel's
-// address arithmetic can overlap.
+// nothing. A program's remote writes are its puts (snac.put, put_each):
+// once the last is issued, what remains is waiting and local copying, which
+// the next kernel's address arithmetic can overlap.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,10 +33,14 @@ struct SnacPlaceDependentLaunchPass
         launch.erase();
       if (!program.getPolicy().getPdl())
         continue;
-      // The last put in program order; launch_dependents goes after the
-      // op of the program's body that holds it (its loop, if any).
+      // The last put (snac.put or snac.put_each) in program order;
+      // launch_dependents goes after the op of the program's body that
+      // holds it (its loop, if any).
       Operation *last = nullptr;
-      program.getBody().walk([&](PutOp put) { last = put; });
+      program.getBody().walk([&](Operation *op) {
+        if (isa<PutOp, PutEachOp>(op))
+          last = op;
+      });
       if (!last)
         continue;
       Block *body = &program.getBody().front();

@@ -89,10 +89,10 @@ struct SnacTestInjectFaultPass
     }
     bool any = false;
     program.walk([&](Operation *op) {
-      bool take = isa<TakeOp, ReduceTakeOp>(op);
+      bool take = isa<TakeOp, TakeEachOp, ReduceTakeOp>(op);
       bool onTake =
           fault == "padding-dropped" || fault == "validation-skipped";
-      if ((isa<PutOp>(op) && fault != "validation-skipped") ||
+      if ((isa<PutOp, PutEachOp>(op) && fault != "validation-skipped") ||
           (take && onTake)) {
         mark(op);
         any = true;

@@ -314,9 +314,11 @@ def Snac_ProgramOp : Snac_Op<"program", [
       buffers, each with its own geometry (layout, size side);
     - `%e = snac.epoch`: this call's number on this rank (1, 2, ...);
     - `snac.put`: push a partition of the input into consumers' receive
-      buffers, region (slot(e), this rank);
+      buffers, region (slot(e), this rank); `snac.put_each`: partition k to
+      rank k, every k;
     - `snac.take` / `snac.reduce_take`: wait for the regions of this call
-      and copy, or reduce in rank order, into the output;
+      and copy, or reduce in rank order, into the output; `snac.take_each`:
+      source p's region into partition p, every p;
     - `snac.launch_dependents`, placed by `snac-place-dependent-launch`;
     - `scf.for` and `arith` on indices (one put per partition, ...).
 
@@ -464,6 +466,34 @@ def Snac_PutOp : Snac_Op<"put"> {
   }];
 }
 
+def Snac_PutEachOp : Snac_Op<"put_each"> {
+  let summary = "Push partition k of the input to rank k, every k at once";
+  let description = [{
+    For every rank k (this one included), writes partition k of the local
+    `src` into the region (slot(epoch), this rank) of rank k's receive
+    buffer `dst`, readiness included; an empty partition still publishes its
+    padding unit. Exactly the loop
+
+    ```mlir
+    scf.for %k = %c0 to %n step %c1 { snac.put @input[%k] -> @rx[%e] to %k }
+    ```
+
+    in one op, so that the device issues the loads of every partition of a
+    thread-step before its stores (one memory latency per step instead of
+    one per peer); the regions written are distinct and nobody reads them
+    before their readiness, so that order refines the loop's (docs/snac.md).
+    `src` has one partition per rank (scattered, scattered_v).
+
+    ```mlir
+    snac.put_each @input -> @rx[%e]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$src, FlatSymbolRefAttr:$dst,
+                       I64:$epoch);
+  let assemblyFormat = "$src `->` $dst `[` $epoch `]` attr-dict";
+  let hasVerifier = 1;
+}
+
 def Snac_TakeOp : Snac_Op<"take"> {
   let summary = "Wait for one source's region and copy it into the output";
   let description = [{
@@ -481,6 +511,33 @@ def Snac_TakeOp : Snac_Op<"take"> {
   let assemblyFormat = [{
     $src `[` $epoch `,` $source `]` `->` $dst `[` $part `]` attr-dict
   }];
+  let hasVerifier = 1;
+}
+
+def Snac_TakeEachOp : Snac_Op<"take_each"> {
+  let summary = "Wait for every source's region, each into its own partition";
+  let description = [{
+    For every source p (this rank included), waits (bounded) until the
+    region (slot(epoch), p) of the local receive buffer `src` holds call
+    `epoch`'s data and copies it into partition p of `dst`, re-arming the
+    region where the encoding needs it (sentinel). Exactly the loop
+
+    ```mlir
+    scf.for %p = %c0 to %n step %c1 { snac.take @rx[%e, %p] -> @output[%p] }
+    ```
+
+    in one op: the device loads every source's units of a thread-step before
+    it stores any into the output, which no other rank reads during the
+    call, so that order refines the loop's (docs/snac.md). `dst` has one
+    partition per rank (scattered, transposed, their `_v` forms).
+
+    ```mlir
+    snac.take_each @rx[%e] -> @output
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$src, I64:$epoch,
+                       FlatSymbolRefAttr:$dst);
+  let assemblyFormat = "$src `[` $epoch `]` `->` $dst attr-dict";
   let hasVerifier = 1;
 }
 
