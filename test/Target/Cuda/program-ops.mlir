@@ -95,8 +95,8 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = s
 // CHECK-NEXT:   g.put_each(/*op=*/0, e, [&](int k) { return g.input(/*part=*/k); },
 // CHECK-NEXT:              [&](int k) { return g.count(/*producer=*/g.rank(), /*part=*/k); });
 // CHECK-NEXT:   g.launch_dependents();
-// CHECK-NEXT:   g.take_each(/*op=*/1, e, [&](int p) { return g.output(/*part=*/p); },
-// CHECK-NEXT:               [&](int p) { return g.count(/*producer=*/p, /*part=*/g.rank()); });
+// CHECK-NEXT:   g.take_each(/*op=*/1, e, [&](int q) { return g.output(/*part=*/q); },
+// CHECK-NEXT:               [&](int q) { return g.count(/*producer=*/q, /*part=*/g.rank()); });
 // CHECK-NEXT:   g.finish(e);
 // CHECK-NEXT: }
 coll.collective @all_to_all types [f32] ranks [4] {
@@ -118,8 +118,8 @@ snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll1
 // CHECK-LABEL: //===- @all_gather_v: one_shot program, flag, band [0, 4096] bytes -===//
 // CHECK:      collc_all_gather_v__one_shot_flag_bf16_n2(
 // CHECK:        g.put(/*op=*/0, e, g.input(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0), kAllRanks);
-// CHECK-NEXT:   g.take_each(/*op=*/1, e, [&](int p) { return g.output(/*part=*/p); },
-// CHECK-NEXT:               [&](int p) { return g.count(/*producer=*/p, /*part=*/0); });
+// CHECK-NEXT:   g.take_each(/*op=*/1, e, [&](int q) { return g.output(/*part=*/q); },
+// CHECK-NEXT:               [&](int q) { return g.count(/*producer=*/q, /*part=*/0); });
 // CHECK-NEXT:   g.finish(e);
 coll.collective @all_gather_v types [bf16] ranks [2] {
   coll.transform copy packed_v -> scattered_v

@@ -289,16 +289,17 @@ void ProgramEmitter::emitTake(snac::TakeOp op, int indent) {
                << count(output, op.getPart()) << ");\n";
 }
 
-/// Every source p into output partition p in one call: the device loads
-/// every source's units of a thread-step before it stores any.
+/// Every source q into output partition q in one call: the device loads
+/// every source's units of a thread-step before it stores any. (Not `p`:
+/// that names the kernel's parameter block.)
 void ProgramEmitter::emitTakeEach(snac::TakeEachOp op, int indent) {
   std::string head = "g.take_each(";
   line(indent) << head << "/*op=*/" << nextOp++ << ", "
                << epoch(op.getEpoch(), op.getSrcAttr())
-               << ", [&](int p) { return " << partition(output, "p")
+               << ", [&](int q) { return " << partition(output, "q")
                << "; },\n";
   line(indent).indent(head.size())
-      << "[&](int p) { return " << count(output, "p") << "; });\n";
+      << "[&](int q) { return " << count(output, "q") << "; });\n";
 }
 
 void ProgramEmitter::emitReduceTake(snac::ReduceTakeOp op, int indent) {
