@@ -511,26 +511,16 @@ public:
     const int s = slot(e);
     if constexpr (Enc != Encoding::flag) {
       const long long units = unitsOf(count, kUnitBytes);
-      int sources[Grain * N];
-      long long at[Grain * N];
-      Unit *base[N];
-      COLLC_PRAGMA_UNROLL
-      for (int q = 0; q < N; ++q)
-        base[q] = reinterpret_cast<Unit *>(myRegion(s, q));
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        Unit *where[Grain * N];
-        COLLC_PRAGMA_UNROLL
-        for (int g = 0; g < Grain; ++g) {
-          const long long j = j0 + g * threads_;
-          COLLC_PRAGMA_UNROLL
-          for (int q = 0; q < N; ++q) {
-            sources[g * N + q] = q;
-            at[g * N + q] = j;
-            where[g * N + q] = j < units ? base[q] + j : nullptr;
-          }
-        }
         Unit v[Grain * N];
-        if (!acquire<Grain * N>(op, e, sources, at, where, v))
+        if (!acquire<Grain * N>(op, e, [&](int k) {
+              const int q = k % N;
+              const long long j = j0 + (k / N) * threads_;
+              return UnitRef{j < units ? reinterpret_cast<Unit *>(
+                                             myRegion(s, q)) + j
+                                       : nullptr,
+                             q, j};
+            }, v))
           return;
         COLLC_PRAGMA_UNROLL
         for (int g = 0; g < Grain; ++g) {
@@ -791,38 +781,51 @@ private:
       return sentinelWait(op, e, source, at, j, out);
   }
 
-  /// Reads K units (`where[k]`, null for none; unit `at[k]` of source
-  /// `src[k]`), each validated by its own readiness, into `v`. Speculate:
-  /// every load in flight first, one combined check, a bounded wait only for
-  /// the units that fail it; else each unit is waited for in turn. A
-  /// sentinel unit is re-armed once validated (this thread is its sole
-  /// reader). False after a recorded failure.
-  template <int K>
-  COLLC_DEVICE_INLINE bool acquire(int op, Epoch e, const int (&src)[K],
-                                   const long long (&at)[K],
-                                   Unit *const (&where)[K], Unit (&v)[K]) {
+  /// Where unit k of an acquire is: its address (null: none this step), the
+  /// source that writes it and its index there (for the error record).
+  struct UnitRef {
+    Unit *where;
+    int source;
+    long long unit;
+  };
+
+  /// Reads K units (`ref(k)`), each validated by its own readiness, into
+  /// `v`. Speculate: every load in flight first, one combined check, a
+  /// bounded wait only for the units that fail it; else each unit is waited
+  /// for in turn. A sentinel unit is re-armed once validated (this thread is
+  /// its sole reader). False after a recorded failure. `ref` is a function,
+  /// not an array, so the addresses are recomputed where needed rather than
+  /// held in registers across the loads.
+  template <int K, class Ref>
+  COLLC_DEVICE_INLINE bool acquire(int op, Epoch e, Ref ref, Unit (&v)[K]) {
     const uint32_t seq = seqOf(e);
     bool ok = Speculate;
     if constexpr (Speculate) {
       COLLC_PRAGMA_UNROLL
-      for (int k = 0; k < K; ++k)
-        if (where[k]) {
-          v[k] = loadUnit(where[k]);
+      for (int k = 0; k < K; ++k) {
+        const UnitRef r = ref(k);
+        if (r.where) {
+          v[k] = loadUnit(r.where);
           ok &= unitReady(v[k], seq);
         }
+      }
     }
     if (!ok) {
       COLLC_PRAGMA_UNROLL
-      for (int k = 0; k < K; ++k)
-        if (where[k] && !(Speculate && unitReady(v[k], seq)) &&
-            !waitUnit(op, e, seq, src[k], where[k], at[k], &v[k]))
+      for (int k = 0; k < K; ++k) {
+        const UnitRef r = ref(k);
+        if (r.where && !(Speculate && unitReady(v[k], seq)) &&
+            !waitUnit(op, e, seq, r.source, r.where, r.unit, &v[k]))
           return false;
+      }
     }
     if constexpr (Enc == Encoding::sentinel) {
       COLLC_PRAGMA_UNROLL
-      for (int k = 0; k < K; ++k)
-        if (where[k])
-          dev::sentinel::rearm(where[k]);
+      for (int k = 0; k < K; ++k) {
+        const UnitRef r = ref(k);
+        if (r.where)
+          dev::sentinel::rearm(r.where);
+      }
     }
     return true;
   }
@@ -848,26 +851,19 @@ private:
       most = units[b] > most ? units[b] : most;
     }
     for (long long j0 = thread_; j0 < most; j0 += threads_ * Grain) {
-      int sources[Grain * B];
-      long long at[Grain * B];
-      Unit *where[Grain * B];
-      COLLC_PRAGMA_UNROLL
-      for (int g = 0; g < Grain; ++g)
-        COLLC_PRAGMA_UNROLL
-        for (int b = 0; b < B; ++b) {
-          const long long j = j0 + g * threads_;
-          sources[g * B + b] = src[b];
-          at[g * B + b] = j;
-          where[g * B + b] = j < units[b] ? base[b] + j : nullptr;
-        }
+      auto ref = [&](int k) {
+        const int b = k % B;
+        const long long j = j0 + (k / B) * threads_;
+        return UnitRef{j < units[b] ? base[b] + j : nullptr, src[b], j};
+      };
       Unit v[Grain * B];
-      if (!acquire<Grain * B>(op, e, sources, at, where, v))
+      if (!acquire<Grain * B>(op, e, ref, v))
         return;
       COLLC_PRAGMA_UNROLL
       for (int g = 0; g < Grain; ++g)
         COLLC_PRAGMA_UNROLL
         for (int b = 0; b < B; ++b)
-          if (where[g * B + b])
+          if (ref(g * B + b).where)
             storePayload(dst[b], j0 + g * threads_, count[b], aligned[b],
                          payloadOf(v[g * B + b]));
     }
