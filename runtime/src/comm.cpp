@@ -363,13 +363,15 @@ int collc::admittedGrid(int manifestGrid, long long resident, int sharing,
   const long long fits = resident / ((long long)sharing * grids);
   if (fits < 1)
     return 0;
-  // Ranks sharing a device: one grid's worth of it left free per rank. At 8
-  // ranks on one H200 (396 resident) 16 CTAs ran AllReduce in 4.8 / 6.6 /
-  // 19.9 us at 16 / 64 / 256 KiB against 5.0 / 7.9 / 28.6 with the 24 that
-  // fit; at 2 ranks this still admits 128 (bench/results/2026-12-01-...).
-  const long long prefer =
-      sharing > 1 ? resident / ((long long)sharing * (grids + 1)) : fits;
-  return (int)std::min<long long>(manifestGrid, std::max<long long>(prefer, 1));
+  long long grid = std::min<long long>(manifestGrid, fits);
+  // Ranks sharing a device that would fill nine tenths of it leave one
+  // grid's worth free per rank: at 8 ranks on one H200 (396 resident) the
+  // 24 CTAs that fit ran AllReduce at 64 KiB in 7.0 us, 16 in 5.7 (bench/
+  // results/2026-12-01-nvidia-h200/step3); 2 ranks with 128 of 792 keep 128.
+  if (sharing > 1 && sharing * grids * grid * 10 > resident * 9)
+    grid = std::max<long long>(
+        1, std::min(grid, resident / ((long long)sharing * (grids + 1))));
+  return (int)grid;
 }
 
 void collc::admitPrograms(collcComm_t comm, int sharing) {

@@ -114,8 +114,8 @@ COLLC_API Workspace *pickProgram(const Route &route,
 /// CTA i of every peer), so the ranks sharing one device split what it
 /// keeps resident (`resident` CTAs of this kernel), two grids per rank with
 /// programmatic dependent launch (the next call's grid starts early and
-/// waits on the device); ranks sharing a device leave one more grid's worth
-/// of it free (measured faster). The most CTAs a rank may launch, at most
+/// waits on the device); ranks sharing a device that would fill nine tenths
+/// of it leave one more grid's worth free (measured faster). The most CTAs a rank may launch, at most
 /// `manifestGrid`; 0 when not even one per rank fits.
 COLLC_API int admittedGrid(int manifestGrid, long long resident, int sharing,
                            bool pdl);

@@ -258,12 +258,13 @@ TEST_F(Routing, ForcingPicksOneProgramOrNone) {
 }
 
 // Residency admission: the ranks sharing a device split what it keeps
-// resident, two grids each with PDL, and leave one more grid's worth free;
-// never more than the manifest's grid.
+// resident, two grids each with PDL, and leave one more grid's worth free
+// when they would fill nine tenths of it; never more than the manifest's.
 TEST(AdmissionTest, TheGridIsWhatFitsForEveryRankSharingTheDevice) {
   // 132 SMs x 2 CTAs of the kernel: 264 resident.
-  EXPECT_EQ(collc::admittedGrid(32, 264, 2, true), 32);  // 264 / 6 = 44
-  EXPECT_EQ(collc::admittedGrid(64, 264, 2, true), 44);  // 66 fit
+  EXPECT_EQ(collc::admittedGrid(32, 264, 2, true), 32);  // 128 of 264 used
+  EXPECT_EQ(collc::admittedGrid(64, 264, 2, true), 44);  // 256 of 264: 264 / 6
+  EXPECT_EQ(collc::admittedGrid(128, 660, 2, true), 128); // 512 of 660 used
   EXPECT_EQ(collc::admittedGrid(32, 264, 8, true), 11);  // 264 / 24; 16 fit
   EXPECT_EQ(collc::admittedGrid(32, 264, 8, false), 16); // 264 / 16; 33 fit
   EXPECT_EQ(collc::admittedGrid(64, 264, 3, true), 29);  // 264 / 9
@@ -291,9 +292,9 @@ TEST_F(Routing, AdmissionSetsEveryProgramsGridAndLeavesV1Alone) {
   comm.workspaces[2].resident = 40; // the sentinel program fits 40 at once
   collc::admitPrograms(&comm, 8);
   EXPECT_EQ(comm.workspaces[1].grid, 16);
-  EXPECT_EQ(comm.workspaces[2].grid, 1); // 40 / (8 ranks x 3 grids)
+  EXPECT_EQ(comm.workspaces[2].grid, 2); // 40 / (8 ranks x 2 grids): 32 used
   collc::admitPrograms(&comm, 4);
-  EXPECT_EQ(comm.workspaces[2].grid, 3); // 40 / (4 ranks x 3 grids)
+  EXPECT_EQ(comm.workspaces[2].grid, 3); // 5 fit, 40 used: 40 / (4 x 3)
   EXPECT_EQ(comm.workspaces[0].grid, 16);
   // 21 ranks on the device: 40 / 42 is 0, the communicator is refused.
   collc::admitPrograms(&comm, 21);
