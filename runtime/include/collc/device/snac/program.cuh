@@ -201,8 +201,8 @@ COLLC_DEVICE_INLINE dev::ll::Packet ll_load(const dev::ll::Packet *p) {
 /// Enc the readiness encoding, Slots the receive-buffer slots, RegionBytes one
 /// (slot, source) region (collcRxRegionBytes), InputPacked whether the input
 /// has one partition (its sizes read as collcSizeAt does), Grain the units a
-/// thread issues per step, Speculate whether take and reduce_take load every
-/// unit of a step and compute before validating them (else each unit is
+/// thread issues per step, Speculate whether take, take_each and reduce_take
+/// load every unit of a step before validating them (else each unit is
 /// waited for before the next source is read), OutputByRow whether output
 /// partition k holds count(rank, k) elements (two-shot's: a reduction's
 /// partitions, one size on every rank) rather than count(k, rank). The
