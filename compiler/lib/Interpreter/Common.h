@@ -204,12 +204,21 @@ protected:
   virtual bool prepare() = 0;
   /// Appends agent `id`'s steps in `call` to `steps`; false on a failure.
   virtual bool unroll(int id, int call, std::vector<StepT> &steps) = 0;
+  /// Whether `agent`, which has a step left, can take it now.
+  virtual bool agentCanStep(AgentT &agent) = 0;
   virtual bool stepAgent(AgentT &agent) = 0;
   virtual bool stepHost(int rank) = 0;
   virtual bool checkEnd() = 0;
   virtual bool reportDeadlock() = 0;
   /// The seeded walk's consumer-most process that can move (-1: none).
   virtual int preferred() = 0;
+  /// Appends the footprint of `agent`'s next step to `t`, which holds its
+  /// read of its rank's launch.
+  virtual void agentTouches(const AgentT &agent, std::vector<Touch> &t) = 0;
+  /// Whether the earlier access `before` and the pending `now` of another
+  /// process (conflicting, same object) could have run in either order,
+  /// when they are not a host and its own rank's agent (coEnabled).
+  virtual bool objectCoEnabled(const Access &before, const Touch &now) const = 0;
   /// What failed, for the report: "@name (options)".
   virtual std::string subject() = 0;
   virtual State save() const = 0;
@@ -252,14 +261,6 @@ protected:
       rankFinished[rank] = true;
     return call;
   }
-  /// The host of `rank`'s footprint, and the first touch of each agent step.
-  std::vector<Touch> hostTouches(int rank) {
-    return {{objectId({UserObj, rank, 0, 0, 0, 0, 0}), kHost, 0},
-            {objectId({LaunchObj, rank, 0, 0, 0, 0, 0}), kWrite, 0}};
-  }
-  Touch launchRead(int rank) {
-    return {objectId({LaunchObj, rank, 0, 0, 0, 0, 0}), kRead, 0};
-  }
 
   mlir::Operation *owner; // the schedule or program
   coll::CollectiveOp collective;
@@ -282,6 +283,26 @@ protected:
     return p < static_cast<int>(agents.size())
                ? !agents[p].done()
                : !rankFinished[p - agents.size()];
+  }
+  bool canStep(int p) override {
+    if (p >= static_cast<int>(agents.size()))
+      return hostCanStep(p - agents.size());
+    return !agents[p].done() && agentCanStep(agents[p]);
+  }
+  std::vector<Touch> nextTouches(int p) override {
+    int na = agents.size();
+    if (p >= na)
+      return {{objectId({UserObj, p - na, 0, 0, 0, 0, 0}), kHost, 0},
+              {objectId({LaunchObj, p - na, 0, 0, 0, 0, 0}), kWrite, 0}};
+    std::vector<Touch> t{
+        {objectId({LaunchObj, agents[p].rank, 0, 0, 0, 0, 0}), kRead, 0}};
+    agentTouches(agents[p], t);
+    return t;
+  }
+  bool coEnabled(const Access &before, int proc,
+                 const Touch &now) const override {
+    return !hostAndOwnAgent(agents, before.proc, proc) &&
+           objectCoEnabled(before, now);
   }
   bool stepProcess(int p) override {
     ++statistics.steps;

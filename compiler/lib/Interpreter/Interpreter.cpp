@@ -349,10 +349,10 @@ private:
     counters = s.counters;
   }
   int preferred() override;
-  bool canStep(int p) override;
-  std::vector<Touch> nextTouches(int p) override;
-  bool coEnabled(const Access &before, int proc,
-                 const Touch &now) const override;
+  bool agentCanStep(Agent &agent) override;
+  void agentTouches(const Agent &a, std::vector<Touch> &t) override;
+  bool objectCoEnabled(const Access &before,
+                       const Touch &now) const override;
   std::string blockedOn(const Agent &agent) const;
   bool reportDeadlock() override;
 
@@ -653,12 +653,7 @@ bool Simulator::awaitSatisfied(const Agent &agent, const Step &s,
   return sent > awaited;
 }
 
-bool Simulator::canStep(int id) {
-  if (id >= static_cast<int>(agents.size()))
-    return hostCanStep(id - agents.size());
-  Agent &agent = agents[id];
-  if (agent.done())
-    return false;
+bool Simulator::agentCanStep(Agent &agent) {
   const Step &s = agent.next();
   if (s.kind != Step::Await)
     return true;
@@ -1058,13 +1053,8 @@ namespace {
 enum ObjectKind { RegionObj = FirstModelObj, HeadObj, TailObj, MessageObj, CounterObj };
 } // namespace
 
-std::vector<PorSearch::Touch> Simulator::nextTouches(int id) {
-  int na = agents.size();
-  if (id >= na)
-    return hostTouches(id - na);
-  const Agent &a = agents[id];
+void Simulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
   const Step &s = a.next();
-  std::vector<Touch> t{launchRead(a.rank)};
   auto region = [&](int buffer, int owner, int64_t part, int64_t chunk,
                     uint8_t mode) {
     t.push_back({objectId({RegionObj, buffer, owner, part,
@@ -1126,15 +1116,12 @@ std::vector<PorSearch::Touch> Simulator::nextTouches(int id) {
     break;
   }
   }
-  return t;
 }
 
 /// Whether the earlier access `before` and the pending `now` (of another
 /// process, conflicting on the same object) could have run in either order.
-bool Simulator::coEnabled(const Access &before, int proc,
-                          const Touch &now) const {
-  if (hostAndOwnAgent(agents, before.proc, proc))
-    return false;
+bool Simulator::objectCoEnabled(const Access &before,
+                                const Touch &now) const {
   switch (objectKind(now.object)) {
   case MessageObj: // An await takes the message its notify wrote.
     return false;

@@ -232,7 +232,7 @@ private:
   }
 
   // Execution.
-  bool canStepImpl(int id);
+  bool agentCanStep(Agent &a) override;
   bool stepAgent(Agent &agent) override;
   bool stepHost(int rank) override;
   bool ready(const Unit &u, const PStep &s) const;
@@ -261,10 +261,9 @@ private:
 
   // The search and the seeded walk.
   int preferred() override;
-  bool canStep(int p) override { return canStepImpl(p); }
-  std::vector<Touch> nextTouches(int p) override;
-  bool coEnabled(const Access &before, int proc,
-                 const Touch &now) const override;
+  void agentTouches(const Agent &a, std::vector<Touch> &t) override;
+  bool objectCoEnabled(const Access &before,
+                       const Touch &now) const override;
   ProgramState save() const override {
     return {units, words, outputs, written, writtenBy};
   }
@@ -722,12 +721,7 @@ bool ProgramSimulator::ready(const Unit &u, const PStep &s) const {
   return u.seq >= s.epoch;
 }
 
-bool ProgramSimulator::canStepImpl(int id) {
-  if (id >= static_cast<int>(agents.size()))
-    return hostCanStep(id - agents.size());
-  Agent &a = agents[id];
-  if (a.done())
-    return false;
+bool ProgramSimulator::agentCanStep(Agent &a) {
   const PStep &s = a.next();
   switch (s.kind) {
   case PStep::Take: {
@@ -1152,7 +1146,7 @@ bool ProgramSimulator::reportDeadlock() {
   failure = deadlockOf(
       agents,
       [&](Agent &agent) {
-        return !agent.done() && !canStepImpl(agent.rank * W + agent.worker);
+        return !agent.done() && !canStep(agent.rank * W + agent.worker);
       },
       [&](Agent &agent) { return blockedOn(agent); }, program.getOperation());
   return false;
@@ -1181,14 +1175,9 @@ bool ProgramSimulator::checkEnd() {
 // it waits for: a wait could not have run before a write that made its unit
 // ready (co-enabled only if the unit was ready already).
 
-std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
-  int na = agents.size();
-  if (id >= na)
-    return hostTouches(id - na);
-  const Agent &a = agents[id];
+void ProgramSimulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
   const PStep &s = a.next();
-  std::vector<Touch> t{launchRead(a.rank),
-                       {objectId({UserObj, a.rank, 0, 0, 0, 0, 0}), kUser, 0}};
+  t.push_back({objectId({UserObj, a.rank, 0, 0, 0, 0, 0}), kUser, 0});
   auto unitTouch = [&](bool word, int owner, int source, int64_t info) {
     t.push_back({objectId({word ? WordObj : UnitObj, owner, s.slot, source,
                            s.unit, 0, 0}),
@@ -1245,13 +1234,10 @@ std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
     // The agent's own snapshot and outputs only.
     break;
   }
-  return t;
 }
 
-bool ProgramSimulator::coEnabled(const Access &before, int proc,
-                                 const Touch &now) const {
-  if (hostAndOwnAgent(agents, before.proc, proc))
-    return false;
+bool ProgramSimulator::objectCoEnabled(const Access &before,
+                                       const Touch &now) const {
   int kind = objectKind(now.object);
   if ((kind == UnitObj || kind == WordObj) && now.info > 0 && before.info < 0) {
     int64_t tagBefore = -before.info - 1;
@@ -1273,7 +1259,7 @@ int ProgramSimulator::preferred() {
   int total = agents.size() + n;
   for (int r = n - 1; r >= 0; --r)
     for (int id = 0; id < total; ++id)
-      if (rankOf(id) == r && canStepImpl(id))
+      if (rankOf(id) == r && canStep(id))
         return id;
   return -1;
 }
