@@ -33,6 +33,7 @@
 
 #include <cuda_runtime.h>
 
+#include "graph_timing.h"
 #include "host_helpers.h"
 
 #include <array>
@@ -329,40 +330,26 @@ void record(const char *impl, const char *variant, int ctas, int threads,
 /// Per-call microseconds of `kernel` at `count` elements: 64 calls per rank
 /// in one graph, both ranks' chains in it.
 double timeGraph(Kernel k, int ctas, int threads, long long count) {
-  constexpr int kCalls = 64, kWarm = 3, kTimed = 8;
-  cudaEvent_t fork, join, t0, t1;
+  cudaEvent_t fork, join;
   CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-  CHECK(cudaEventCreate(&t0));
-  CHECK(cudaEventCreate(&t1));
   cudaStream_t s0 = ranks[0].stream, s1 = ranks[1].stream;
-  cudaGraph_t graph;
-  CHECK(cudaStreamBeginCapture(s0, cudaStreamCaptureModeThreadLocal));
-  CHECK(cudaEventRecord(fork, s0));
-  CHECK(cudaStreamWaitEvent(s1, fork, 0));
-  for (int i = 0; i < kCalls; ++i) {
-    launch(k, 0, ctas, threads, count, 0, 2000000000ull, true);
-    launch(k, 1, ctas, threads, count, 0, 2000000000ull, true);
-  }
-  CHECK(cudaEventRecord(join, s1));
-  CHECK(cudaStreamWaitEvent(s0, join, 0));
-  CHECK(cudaStreamEndCapture(s0, &graph));
-  cudaGraphExec_t exec;
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  for (int i = 0; i < kWarm; ++i)
-    CHECK(cudaGraphLaunch(exec, s0));
-  CHECK(cudaEventRecord(t0, s0));
-  for (int i = 0; i < kTimed; ++i)
-    CHECK(cudaGraphLaunch(exec, s0));
-  CHECK(cudaEventRecord(t1, s0));
-  CHECK(cudaEventSynchronize(t1));
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, t0, t1));
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  for (cudaEvent_t ev : {fork, join, t0, t1})
+  cudaGraphExec_t exec = collc::bench::captureGraph(
+      s0, cudaStreamCaptureModeThreadLocal, [&] {
+        CHECK(cudaEventRecord(fork, s0));
+        CHECK(cudaStreamWaitEvent(s1, fork, 0));
+        for (int i = 0; i < collc::bench::kCalls; ++i) {
+          launch(k, 0, ctas, threads, count, 0, 2000000000ull, true);
+          launch(k, 1, ctas, threads, count, 0, 2000000000ull, true);
+        }
+        CHECK(cudaEventRecord(join, s1));
+        CHECK(cudaStreamWaitEvent(s0, join, 0));
+        return true;
+      });
+  const double us = collc::bench::replayTimed({s0}, {exec});
+  for (cudaEvent_t ev : {fork, join})
     CHECK(cudaEventDestroy(ev));
-  return ms * 1000.0 / (kTimed * kCalls);
+  return us;
 }
 
 /// Times every size, then checks the outputs the graph left behind.
@@ -509,8 +496,8 @@ int main(int argc, char **argv) {
       bench(padding, g[0], g[1], {0});
     }
     std::printf("%d failures\n", failures);
-    if (json)
-      std::fclose(json);
+    if (results.json)
+      std::fclose(results.json);
     return failures ? 1 : 0;
   }
   std::printf("correctness: %d failures\n", failures);
