@@ -370,6 +370,18 @@ void bench(const Config &c, int ctas, int threads,
   }
 }
 
+/// The launch floor at one grid: the empty program's time and the frame's
+/// (the call counter alone, count 0).
+void timeFrames(int ctas, int threads) {
+  Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
+  resetState(empty, ctas);
+  record("empty", "pdl", ctas, threads, 1, 0,
+         timeGraph(empty_program, ctas, threads, 0));
+  resetState(empty, ctas);
+  record("frame", "counter", ctas, threads, 1, 0,
+         timeGraph(frame_counter, ctas, threads, 0));
+}
+
 /// A rank that never launches: the other records a timeout naming it; a rank
 /// two calls ahead: the other records a sequence mismatch.
 void faults(const Config &c) {
@@ -484,13 +496,7 @@ int main(int argc, char **argv) {
     correctness(early, 16, 512);
     correctness(early, 5, 96);
     for (const auto &g : {std::array<int, 2>{2, 256}, {16, 256}, {32, 256}}) {
-      Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
-      resetState(empty, g[0]);
-      record("empty", "pdl", g[0], g[1], 1, 0,
-             timeGraph(empty_program, g[0], g[1], 0));
-      resetState(empty, g[0]);
-      record("frame", "counter", g[0], g[1], 1, 0,
-             timeGraph(frame_counter, g[0], g[1], 0));
+      timeFrames(g[0], g[1]);
       bench(configs[0], g[0], g[1], {0, 1024, 65536});
       bench(early, g[0], g[1], {0, 1024, 65536});
       bench(padding, g[0], g[1], {0});
@@ -503,13 +509,7 @@ int main(int argc, char **argv) {
   std::printf("correctness: %d failures\n", failures);
 
   for (const auto &g : grids) {
-    Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
-    resetState(empty, g[0]);
-    record("empty", "pdl", g[0], g[1], 1, 0,
-           timeGraph(empty_program, g[0], g[1], 0));
-    resetState(empty, g[0]);
-    record("frame", "counter", g[0], g[1], 1, 0,
-           timeGraph(frame_counter, g[0], g[1], 0));
+    timeFrames(g[0], g[1]);
   }
   // The smallest grids, for the frame (count 0) and 1 KiB.
   for (const auto &g : {std::array<int, 2>{1, 256}, {2, 256}, {1, 32}}) {
