@@ -278,20 +278,17 @@ COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const u64 *p,
 }
 
 /// `unsigned long` overloads of the bounded waits (see ld_acquire_sys).
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE bool wait_geq_acquire_sys(const W *p, u64 target,
-                                              unsigned long long timeoutNs,
-                                              u64 *observed = nullptr) {
-  return wait_geq_acquire_sys(reinterpret_cast<const u64 *>(p), target,
-                              timeoutNs, observed);
-}
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const W *p, u64 target,
-                                              unsigned long long timeoutNs,
-                                              u64 *observed = nullptr) {
-  return wait_geq_relaxed_sys(reinterpret_cast<const u64 *>(p), target,
-                              timeoutNs, observed);
-}
+#define COLLC_ULONG64_WAIT(name)                                               \
+  template <typename W, typename detail::ULong64<W>::type = 0>                 \
+  COLLC_DEVICE_INLINE bool name(const W *p, u64 target,                        \
+                                unsigned long long timeoutNs,                  \
+                                u64 *observed = nullptr) {                     \
+    return name(reinterpret_cast<const u64 *>(p), target, timeoutNs,           \
+                observed);                                                     \
+  }
+COLLC_ULONG64_WAIT(wait_geq_acquire_sys)
+COLLC_ULONG64_WAIT(wait_geq_relaxed_sys)
+#undef COLLC_ULONG64_WAIT
 
 #endif // defined(COLLC_DEVICE_COMPILE)
 
