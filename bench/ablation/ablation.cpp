@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/collc.h"
+#include "graph_timing.h"
 
 #include <cuda_runtime.h>
 
@@ -42,15 +43,8 @@
 
 namespace {
 
-#define CUDA(x)                                                                \
-  do {                                                                         \
-    cudaError_t err_ = (x);                                                    \
-    if (err_ != cudaSuccess) {                                                 \
-      std::printf("FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #x,            \
-                  cudaGetErrorString(err_));                                   \
-      std::exit(2);                                                            \
-    }                                                                          \
-  } while (0)
+// A CUDA error is fatal: "FATAL file:line: call: error", exit 2.
+#define CUDA(x) COLLC_CUDA_CHECK(x)
 
 int passed = 0, failed = 0;
 std::mt19937_64 rng(11);
@@ -153,51 +147,14 @@ bool checkOnce(Ranks &r, size_t count, std::string &why) {
 /// Per-call microseconds: 64 calls per rank in a graph of its own stream,
 /// the graphs launched together, the slowest rank's span / (8 x 64).
 double timeGraph(Ranks &r, size_t count) {
-  std::vector<cudaGraphExec_t> execs(r.n);
-  for (int q = 0; q < r.n; ++q) {
-    cudaGraph_t graph;
-    CUDA(cudaStreamBeginCapture(r.streams[q],
-                                cudaStreamCaptureModeThreadLocal));
-    bool ok = true;
-    for (int i = 0; i < 64 && ok; ++i)
-      ok = collcAllReduce(r.in[q], r.out[q], count, collcBfloat16, collcSum,
+  const double us = collc::bench::timeCalls(r.streams, [&](int q) {
+    return collcAllReduce(r.in[q], r.out[q], count, collcBfloat16, collcSum,
                           r.comms[q], r.streams[q]) == collcSuccess;
-    CUDA(cudaStreamEndCapture(r.streams[q], &graph));
-    if (!ok) {
-      std::printf("FAIL capture: %s\n", collcGetLastError());
-      ++failed;
-      return -1;
-    }
-    CUDA(cudaGraphInstantiate(&execs[q], graph, 0));
-    CUDA(cudaGraphDestroy(graph));
-  }
-  std::vector<cudaEvent_t> start(r.n), stop(r.n);
-  for (int q = 0; q < r.n; ++q) {
-    CUDA(cudaEventCreate(&start[q]));
-    CUDA(cudaEventCreate(&stop[q]));
-  }
-  auto replay = [&](int times, bool timed) {
-    CUDA(cudaDeviceSynchronize());
-    for (int q = 0; q < r.n; ++q) {
-      if (timed)
-        CUDA(cudaEventRecord(start[q], r.streams[q]));
-      for (int i = 0; i < times; ++i)
-        CUDA(cudaGraphLaunch(execs[q], r.streams[q]));
-      if (timed)
-        CUDA(cudaEventRecord(stop[q], r.streams[q]));
-    }
-    CUDA(cudaDeviceSynchronize());
-  };
-  replay(3, false);
-  replay(8, true);
-  float most = 0;
-  for (int q = 0; q < r.n; ++q) {
-    float ms = 0;
-    CUDA(cudaEventElapsedTime(&ms, start[q], stop[q]));
-    most = ms > most ? ms : most;
-    CUDA(cudaGraphExecDestroy(execs[q]));
-    CUDA(cudaEventDestroy(start[q]));
-    CUDA(cudaEventDestroy(stop[q]));
+  });
+  if (us < 0) {
+    std::printf("FAIL capture: %s\n", collcGetLastError());
+    ++failed;
+    return -1;
   }
   // A wait that expired inside the graph leaves an error, not a time.
   for (int q = 0; q < r.n; ++q) {
@@ -209,7 +166,7 @@ double timeGraph(Ranks &r, size_t count) {
       return -1;
     }
   }
-  return most * 1000.0 / (8 * 64);
+  return us;
 }
 
 std::vector<long long> parseList(const std::string &text) {

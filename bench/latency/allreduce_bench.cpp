@@ -13,6 +13,7 @@
 
 #include "collc/collc.h"
 #include "collc/collc_nccl.h"
+#include "graph_timing.h"
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -45,32 +46,15 @@
 
 static int gRank = -1;
 
+/// Per-call microseconds of `call` on `stream` (graph_timing.h).
 static float timeGraph(cudaStream_t stream, const std::function<void()> &call) {
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < 64; ++i)
-    call();
-  CUDA(cudaStreamEndCapture(stream, &graph));
-  CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int i = 0; i < 2; ++i)
-    CUDA(cudaGraphLaunch(exec, stream));
-  cudaEvent_t start, stop;
-  CUDA(cudaEventCreate(&start));
-  CUDA(cudaEventCreate(&stop));
-  CUDA(cudaStreamSynchronize(stream));
-  CUDA(cudaEventRecord(start, stream));
-  for (int i = 0; i < 8; ++i)
-    CUDA(cudaGraphLaunch(exec, stream));
-  CUDA(cudaEventRecord(stop, stream));
-  CUDA(cudaEventSynchronize(stop));
-  float ms = 0;
-  CUDA(cudaEventElapsedTime(&ms, start, stop));
-  CUDA(cudaGraphExecDestroy(exec));
-  CUDA(cudaGraphDestroy(graph));
-  CUDA(cudaEventDestroy(start));
-  CUDA(cudaEventDestroy(stop));
-  return ms * 1000.0f / 512.0f; // microseconds per call
+  return collc::bench::timeCalls(
+      {stream},
+      [&](int) {
+        call();
+        return true;
+      },
+      cudaStreamCaptureModeGlobal);
 }
 
 static int runRank(int rank, int n, const ncclUniqueId &id,

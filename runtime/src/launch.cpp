@@ -610,12 +610,37 @@ collcResult_t checkOp(collcComm_t comm, const char *name, collcRedOp_t op) {
   return collcSuccess;
 }
 
+/// The checks every typed entry point makes first: the communicator, then
+/// the reduction's operator `op` (none when null).
+collcResult_t checkEntry(collcComm_t comm, const char *name,
+                         const collcRedOp_t *op) {
+  COLLC_CHECK(checkNotFailed(comm, name));
+  if (op)
+    COLLC_CHECK(checkOp(comm, name, *op));
+  return collcSuccess;
+}
+
+/// A typed entry point with one count a rank (`countName` in errors), after
+/// checkEntry.
+collcResult_t launchOneCount(collcComm_t comm, const char *name,
+                             const char *countName, const void *send,
+                             void *recv, size_t count, collcDataType_t type,
+                             int root, collcStream_t stream,
+                             const collcRedOp_t *op = nullptr) {
+  COLLC_CHECK(checkEntry(comm, name, op));
+  return launchCounts(comm, name, send, recv, count, nullptr, type, root,
+                      stream, {countName, "", nullptr});
+}
+
 /// Typed calls whose NCCL count is the whole buffer run a composition over
-/// n partitions: an even split, carried as V-style counts when uneven.
+/// n partitions: an even split, carried as V-style counts when uneven. The
+/// entry point's checks (checkEntry) come first.
 collcResult_t launchSplit(collcComm_t comm, const char *name,
                           const void *send, void *recv, size_t count,
                           collcDataType_t type, int root,
-                          collcStream_t stream) {
+                          collcStream_t stream,
+                          const collcRedOp_t *op = nullptr) {
+  COLLC_CHECK(checkEntry(comm, name, op));
   const CollectiveInfo *c = nullptr;
   Workspace *w = nullptr;
   COLLC_CHECK(resolve(comm, name, type, root, c, w));
@@ -655,10 +680,8 @@ extern "C" collcResult_t collcAllReduce(const void *sendbuff, void *recvbuff,
                                         collcRedOp_t op, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "all_reduce"));
-  COLLC_CHECK(checkOp(comm, "all_reduce", op));
   return launchSplit(comm, "all_reduce", sendbuff, recvbuff, count, datatype,
-                     0, stream);
+                     0, stream, &op);
 }
 
 extern "C" collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
@@ -667,9 +690,8 @@ extern "C" collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
                                         collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "all_gather"));
-  return launchCounts(comm, "all_gather", sendbuff, recvbuff, sendcount,
-                      nullptr, datatype, 0, stream, {"sendcount", "", nullptr});
+  return launchOneCount(comm, "all_gather", "sendcount", sendbuff, recvbuff,
+                        sendcount, datatype, 0, stream);
 }
 
 extern "C" collcResult_t collcReduceScatter(const void *sendbuff,
@@ -678,10 +700,8 @@ extern "C" collcResult_t collcReduceScatter(const void *sendbuff,
                                             collcRedOp_t op, collcComm_t comm,
                                             collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "reduce_scatter"));
-  COLLC_CHECK(checkOp(comm, "reduce_scatter", op));
-  return launchCounts(comm, "reduce_scatter", sendbuff, recvbuff, recvcount,
-                      nullptr, datatype, 0, stream, {"recvcount", "", nullptr});
+  return launchOneCount(comm, "reduce_scatter", "recvcount", sendbuff,
+                        recvbuff, recvcount, datatype, 0, stream, &op);
 }
 
 extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
@@ -689,9 +709,8 @@ extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
                                        collcComm_t comm,
                                        collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "all_to_all"));
-  return launchCounts(comm, "all_to_all", sendbuff, recvbuff, count, nullptr,
-                      datatype, 0, stream, {"count", "", nullptr});
+  return launchOneCount(comm, "all_to_all", "count", sendbuff, recvbuff, count,
+                        datatype, 0, stream);
 }
 
 extern "C" collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
@@ -699,7 +718,6 @@ extern "C" collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
                                         int root, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "broadcast"));
   return launchSplit(comm, "broadcast", sendbuff, recvbuff, count, datatype,
                      root, stream);
 }
@@ -709,10 +727,8 @@ extern "C" collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
                                      collcRedOp_t op, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "reduce"));
-  COLLC_CHECK(checkOp(comm, "reduce", op));
   return launchSplit(comm, "reduce", sendbuff, recvbuff, count, datatype,
-                     root, stream);
+                     root, stream, &op);
 }
 
 extern "C" collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
@@ -720,9 +736,8 @@ extern "C" collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
                                       collcDataType_t datatype, int root,
                                       collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "scatter"));
-  return launchCounts(comm, "scatter", sendbuff, recvbuff, recvcount, nullptr,
-                      datatype, root, stream, {"recvcount", "", nullptr});
+  return launchOneCount(comm, "scatter", "recvcount", sendbuff, recvbuff,
+                        recvcount, datatype, root, stream);
 }
 
 extern "C" collcResult_t collcGather(const void *sendbuff, void *recvbuff,
@@ -730,9 +745,8 @@ extern "C" collcResult_t collcGather(const void *sendbuff, void *recvbuff,
                                      collcDataType_t datatype, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "gather"));
-  return launchCounts(comm, "gather", sendbuff, recvbuff, sendcount, nullptr,
-                      datatype, root, stream, {"sendcount", "", nullptr});
+  return launchOneCount(comm, "gather", "sendcount", sendbuff, recvbuff,
+                        sendcount, datatype, root, stream);
 }
 
 namespace {
@@ -791,8 +805,7 @@ extern "C" collcResult_t collcReduceScatterV(const void *sendbuff,
                                              collcRedOp_t op, collcComm_t comm,
                                              collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkNotFailed(comm, "reduce_scatter_v"));
-  COLLC_CHECK(checkOp(comm, "reduce_scatter_v", op));
+  COLLC_CHECK(checkEntry(comm, "reduce_scatter_v", &op));
   return launchCounts(comm, "reduce_scatter_v", sendbuff, recvbuff, 0,
                       recvcounts, datatype, 0, stream,
                       {"", "recvcounts", nullptr});

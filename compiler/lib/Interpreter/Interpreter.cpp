@@ -71,7 +71,6 @@ std::string interp::describe(const SimOptions &o) {
 
 namespace {
 
-using Clock = std::vector<uint32_t>;
 
 /// A chunk-sized piece of a buffer at one rank: the unit of readiness.
 struct RegionKey {
@@ -213,6 +212,39 @@ std::vector<sim::ElemType> interp::elemTypesOf(coll::CollectiveOp collective) {
   return types;
 }
 
+std::optional<bool> interp::evalArith(Operation &op,
+                                      llvm::DenseMap<Value, int64_t> &env,
+                                      std::string &error) {
+  auto get = [&](Value v) { return env.lookup(v); };
+  auto divisor = [&](Value v) {
+    if (get(v) == 0)
+      error = "division by zero";
+    return get(v);
+  };
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    env[c.getResult()] = cast<IntegerAttr>(c.getValue()).getInt();
+  } else if (auto add = dyn_cast<arith::AddIOp>(op)) {
+    env[add.getResult()] = get(add.getLhs()) + get(add.getRhs());
+  } else if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+    env[sub.getResult()] = get(sub.getLhs()) - get(sub.getRhs());
+  } else if (auto mul = dyn_cast<arith::MulIOp>(op)) {
+    env[mul.getResult()] = get(mul.getLhs()) * get(mul.getRhs());
+  } else if (auto rem = dyn_cast<arith::RemUIOp>(op)) {
+    if (int64_t d = divisor(rem.getRhs()))
+      env[rem.getResult()] = get(rem.getLhs()) % d;
+    else
+      return false;
+  } else if (auto div = dyn_cast<arith::DivUIOp>(op)) {
+    if (int64_t d = divisor(div.getRhs()))
+      env[div.getResult()] = get(div.getLhs()) / d;
+    else
+      return false;
+  } else {
+    return std::nullopt;
+  }
+  return true;
+}
+
 void interp::addStats(SimStats *to, const SimStats &from) {
   if (!to)
     return;
@@ -256,18 +288,22 @@ sim::Collective interp::modelOf(coll::CollectiveOp op) {
 namespace {
 
 /// A problem found by the simulation: where, and what.
-class Simulator : public PorSearch {
+/// The model's mutable state besides the agents, clocks and calls.
+struct ScheduleState {
+  std::map<RegionKey, Region> regions;
+  std::map<ChannelKey, Channel> channels;
+  std::map<CounterKey, ReleaseCounter> counters;
+};
+
+class Simulator : public SimulatorBase<Agent, Step, ScheduleState> {
 public:
   Simulator(snac::ScheduleOp schedule, coll::CollectiveOp collective,
             const SimOptions &options)
-      : schedule(schedule), collective(collective), o(options),
-        model(modelOf(collective)), n(options.worldSize), rng(options.seed) {}
-
-  LogicalResult run(SimStats *stats);
+      : SimulatorBase(schedule, collective, options), schedule(schedule) {}
 
 private:
   // Setup.
-  bool prepare();
+  bool prepare() override;
   const sim::BufferGeometry &geometry(int buffer, int owner, int call);
   int64_t numChunks(const sim::Partition &p) const {
     return (p.size + ce - 1) / ce;
@@ -277,19 +313,17 @@ private:
   }
 
   // Unrolling a role body into steps.
-  bool unroll(int agent, int call);
-  /// The steps of agent `id` in `call` (cached: they depend on the call's
-  /// arguments only), or null after a failure.
-  std::shared_ptr<const std::vector<Step>> unrolled(int id, int call);
+  /// Starts agent `id` on its steps in `call`.
+  bool start(int id, int call);
+  bool unroll(int id, int call, std::vector<Step> &steps) override;
   bool evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
                  std::vector<Step> &steps, int rank, int call);
   bool checkPartition(Operation *op, int buffer, int64_t owner, int64_t part,
                       int call);
 
   // Execution.
-  bool step(int id);
-  bool stepAgent(Agent &agent);
-  bool stepHost(int rank);
+  bool stepAgent(Agent &agent) override;
+  bool stepHost(int rank) override;
   bool readRegion(Agent &agent, const Step &s, int buffer, int owner,
                   int64_t part, int64_t chunk, Region *&region);
   bool writeRegion(Agent &agent, const Step &s, int buffer, int owner,
@@ -302,68 +336,27 @@ private:
   std::string who(int clockIdx) const;
   std::string where(int buffer, int owner, int64_t part, int64_t chunk) const;
   std::string eventText(int event, const int64_t key[2]) const;
-  bool fail(Operation *op, std::string message) {
-    failure = Failure{op ? op : schedule.getOperation(), std::move(message), {}};
-    return false;
+  bool checkEnd() override;
+  std::string subject() override {
+    return ("@" + collective.getSymName() + " (" + describe(o) + ")").str();
   }
-  bool checkEnd();
 
-  // Exhaustive search (see runExhaustive).
-  struct State {
-    std::vector<Agent> agents;
-    std::vector<Clock> clocks;
-    std::vector<int> rankCall;
-    std::vector<bool> rankFinished;
-    std::map<RegionKey, Region> regions;
-    std::map<ChannelKey, Channel> channels;
-    std::map<CounterKey, ReleaseCounter> counters;
-  };
-  State save() const {
-    return {agents, clocks, rankCall, rankFinished, regions, channels, counters};
-  }
-  void restore(const State &s) {
-    agents = s.agents;
-    clocks = s.clocks;
-    rankCall = s.rankCall;
-    rankFinished = s.rankFinished;
+  // Exhaustive search (see "Exhaustive search" below).
+  ScheduleState save() const override { return {regions, channels, counters}; }
+  void restore(const ScheduleState &s) override {
     regions = s.regions;
     channels = s.channels;
     counters = s.counters;
   }
-  // PorSearch.
-  int numProcesses() const override { return agents.size() + n; }
-  bool hasNext(int p) const override {
-    return p < static_cast<int>(agents.size())
-               ? !agents[p].done()
-               : !rankFinished[p - agents.size()];
-  }
-  bool canStep(int p) override;
-  std::vector<Touch> nextTouches(int p) override;
-  bool coEnabled(const Access &before, int proc,
-                 const Touch &now) const override;
-  bool stepProcess(int p) override { return step(p); }
-  bool allFinished() const override {
-    return llvm::all_of(rankFinished, [](bool b) { return b; });
-  }
-  bool checkFinal() override { return checkEnd(); }
-  bool deadlock() override { return reportDeadlock(); }
-  bool budgetSpent(uint64_t budget, uint64_t traces) override;
-  void saveState(size_t depth) override {
-    if (snapshots.size() <= depth)
-      snapshots.resize(depth + 1);
-    snapshots[depth] = save();
-  }
-  void restoreState(size_t depth) override { restore(snapshots[depth]); }
-  std::vector<State> snapshots;
+  int preferred() override;
+  bool agentCanStep(Agent &agent) override;
+  void agentTouches(const Agent &a, std::vector<Touch> &t) override;
+  bool objectCoEnabled(const Access &before,
+                       const Touch &now) const override;
   std::string blockedOn(const Agent &agent) const;
-  bool reportDeadlock();
+  bool reportDeadlock() override;
 
   snac::ScheduleOp schedule;
-  coll::CollectiveOp collective;
-  SimOptions o;
-  sim::Collective model;
-  int n;
-  std::mt19937_64 rng;
   int64_t ce = 1, slots = 0;
 
   std::vector<BufferInfo> buffers;
@@ -375,19 +368,11 @@ private:
   std::vector<std::vector<std::vector<uint32_t>>> inputs; // [call][rank]
   std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
   std::map<std::tuple<int, int, int>, sim::BufferGeometry> geometryCache;
-  std::map<std::pair<int, int>, std::shared_ptr<const std::vector<Step>>>
-      unrollCache;
 
-  std::vector<Agent> agents;     // [rank * roles + role]
-  std::vector<Clock> clocks;     // [clockIndex]
-  std::vector<int> rankCall;     // the call each rank's kernel runs, -1 before
-  std::vector<bool> rankFinished;
+  // agents: [rank * roles + role]; clocks: [clockIndex].
   std::map<RegionKey, Region> regions;
   std::map<ChannelKey, Channel> channels;
   std::map<CounterKey, ReleaseCounter> counters;
-
-  std::optional<Failure> failure;
-  SimStats statistics;
 };
 
 } // namespace
@@ -522,36 +507,13 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
     return bufferIndex.lookup(ref.getValue());
   };
   for (Operation &op : block) {
-    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-      env[c.getResult()] = cast<IntegerAttr>(c.getValue()).getInt();
-    } else if (auto add = dyn_cast<arith::AddIOp>(op)) {
-      env[add.getResult()] = get(add.getLhs()) + get(add.getRhs());
-    } else if (auto sub = dyn_cast<arith::SubIOp>(op)) {
-      env[sub.getResult()] = get(sub.getLhs()) - get(sub.getRhs());
-    } else if (auto mul = dyn_cast<arith::MulIOp>(op)) {
-      env[mul.getResult()] = get(mul.getLhs()) * get(mul.getRhs());
-    } else if (auto rem = dyn_cast<arith::RemUIOp>(op)) {
-      int64_t d = get(rem.getRhs());
-      if (d == 0)
-        return fail(&op, "division by zero");
-      env[rem.getResult()] = get(rem.getLhs()) % d;
-    } else if (auto div = dyn_cast<arith::DivUIOp>(op)) {
-      int64_t d = get(div.getRhs());
-      if (d == 0)
-        return fail(&op, "division by zero");
-      env[div.getResult()] = get(div.getLhs()) / d;
-    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      int64_t lb = get(loop.getLowerBound()), ub = get(loop.getUpperBound()),
-              st = get(loop.getStep());
-      if (st <= 0)
-        return fail(&op, "loop step must be positive");
-      for (int64_t i = lb; i < ub; i += st) {
-        env[loop.getInductionVar()] = i;
-        if (!evalBlock(*loop.getBody(), env, steps, rank, call))
-          return false;
-      }
-    } else if (isa<scf::YieldOp>(op)) {
-      continue;
+    std::string error;
+    if (std::optional<bool> done =
+            evalStructured(op, env, error, [&](Block &body) {
+              return evalBlock(body, env, steps, rank, call);
+            })) {
+      if (!*done)
+        return error.empty() ? false : fail(&op, error);
     } else if (auto nc = dyn_cast<snac::NumChunksOp>(op)) {
       int b = bufferOf(nc.getBufferAttr());
       int64_t owner = get(nc.getOwner()), part = get(nc.getPart());
@@ -629,30 +591,23 @@ bool Simulator::evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
   return true;
 }
 
-bool Simulator::unroll(int id, int call) {
+bool Simulator::start(int id, int call) {
   Agent &agent = agents[id];
   agent.pc = 0;
   agent.steps = unrolled(id, call);
   return agent.steps != nullptr;
 }
 
-std::shared_ptr<const std::vector<Step>> Simulator::unrolled(int id, int call) {
-  auto &cached = unrollCache[{id, call}];
-  if (cached)
-    return cached;
+bool Simulator::unroll(int id, int call, std::vector<Step> &steps) {
   int rank = id / roles.size();
   RoleInfo &role = roles[id % roles.size()];
-  auto steps = std::make_shared<std::vector<Step>>();
-  if (!role.rootOnly || rank == callArgs[call].root) {
-    llvm::DenseMap<Value, int64_t> env;
-    env[role.op.getRank()] = rank;
-    env[role.op.getWorldSize()] = n;
-    env[role.op.getRootRank()] = callArgs[call].root;
-    if (!evalBlock(role.op.getBody().front(), env, *steps, rank, call))
-      return nullptr;
-  }
-  cached = steps;
-  return cached;
+  if (role.rootOnly && rank != callArgs[call].root)
+    return true;
+  llvm::DenseMap<Value, int64_t> env;
+  env[role.op.getRank()] = rank;
+  env[role.op.getWorldSize()] = n;
+  env[role.op.getRootRank()] = callArgs[call].root;
+  return evalBlock(role.op.getBody().front(), env, steps, rank, call);
 }
 
 //===----------------------------------------------------------------------===//
@@ -698,19 +653,7 @@ bool Simulator::awaitSatisfied(const Agent &agent, const Step &s,
   return sent > awaited;
 }
 
-bool Simulator::canStep(int id) {
-  if (id >= static_cast<int>(agents.size())) {
-    int rank = id - agents.size();
-    if (rankFinished[rank])
-      return false;
-    for (unsigned role = 0; role < roles.size(); ++role)
-      if (!agents[rank * roles.size() + role].done())
-        return false;
-    return true;
-  }
-  Agent &agent = agents[id];
-  if (agent.done())
-    return false;
+bool Simulator::agentCanStep(Agent &agent) {
   const Step &s = agent.next();
   if (s.kind != Step::Await)
     return true;
@@ -726,14 +669,6 @@ bool Simulator::canStep(int id) {
     if (!awaitSatisfied(agent, s, p))
       return false;
   return true;
-}
-
-bool Simulator::step(int id) {
-  ++statistics.steps;
-  if (id >= static_cast<int>(agents.size()))
-    return stepHost(id - agents.size());
-  ++statistics.actions;
-  return stepAgent(agents[id]);
 }
 
 bool Simulator::readRegion(Agent &agent, const Step &s, int buffer, int owner,
@@ -977,12 +912,9 @@ bool Simulator::stepHost(int rank) {
       }
     }
   }
-  ++call;
-  rankCall[rank] = call;
-  if (call >= o.calls) {
-    rankFinished[rank] = true;
+  call = nextCall(rank);
+  if (rankFinished[rank])
     return true;
-  }
   // Fresh inputs, poisoned outputs; drop this rank's user-buffer regions of
   // the previous call, whose geometry may differ.
   for (auto it = regions.begin(); it != regions.end();) {
@@ -1016,7 +948,7 @@ bool Simulator::stepHost(int rank) {
     Clock &c = clocks[clockIndex(rank, role)];
     for (size_t i = 0; i < c.size(); ++i)
       c[i] = std::max(c[i], hc[i]);
-    if (!unroll(id, call))
+    if (!start(id, call))
       return false;
   }
   return true;
@@ -1118,19 +1050,11 @@ bool Simulator::checkEnd() {
 // truncated search proves nothing.
 
 namespace {
-enum ObjectKind { RegionObj, HeadObj, TailObj, MessageObj, CounterObj, UserObj, LaunchObj };
+enum ObjectKind { RegionObj = FirstModelObj, HeadObj, TailObj, MessageObj, CounterObj };
 } // namespace
 
-std::vector<PorSearch::Touch> Simulator::nextTouches(int id) {
-  int na = agents.size();
-  if (id >= na) {
-    int r = id - na;
-    return {{objectId({UserObj, r, 0, 0, 0, 0, 0}), kHost, 0},
-            {objectId({LaunchObj, r, 0, 0, 0, 0, 0}), kWrite, 0}};
-  }
-  const Agent &a = agents[id];
+void Simulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
   const Step &s = a.next();
-  std::vector<Touch> t{{objectId({LaunchObj, a.rank, 0, 0, 0, 0, 0}), kRead, 0}};
   auto region = [&](int buffer, int owner, int64_t part, int64_t chunk,
                     uint8_t mode) {
     t.push_back({objectId({RegionObj, buffer, owner, part,
@@ -1192,15 +1116,12 @@ std::vector<PorSearch::Touch> Simulator::nextTouches(int id) {
     break;
   }
   }
-  return t;
 }
 
 /// Whether the earlier access `before` and the pending `now` (of another
 /// process, conflicting on the same object) could have run in either order.
-bool Simulator::coEnabled(const Access &before, int proc,
-                          const Touch &now) const {
-  if (hostAndOwnAgent(agents, before.proc, proc))
-    return false;
+bool Simulator::objectCoEnabled(const Access &before,
+                                const Touch &now) const {
   switch (objectKind(now.object)) {
   case MessageObj: // An await takes the message its notify wrote.
     return false;
@@ -1214,80 +1135,19 @@ bool Simulator::coEnabled(const Access &before, int proc,
   }
 }
 
-bool Simulator::budgetSpent(uint64_t budget, uint64_t traces) {
-  return fail(nullptr,
-              formatv("the exhaustive search reached its budget of {0} "
-                      "states after {1} complete interleavings; nothing is "
-                      "proven (raise the budget or shrink the run)",
-                      budget, traces));
-}
-
-LogicalResult Simulator::run(SimStats *stats) {
-  auto report = [&]() {
-    InFlightDiagnostic diag = failure->op->emitError()
-                              << "simulation of @" << collective.getSymName()
-                              << " (" << describe(o) << ") failed: "
-                              << failure->message;
-    for (auto &[op, text] : failure->notes)
-      diag.attachNote(op->getLoc()) << text;
-    return mlir::failure();
-  };
-  if (!prepare())
-    return report();
-  if (o.exhaustive) {
-    // Every call's steps, up front: the search needs every process's next.
-    for (size_t id = 0; id < agents.size(); ++id)
-      for (int call = 0; call < o.calls; ++call)
-        if (!unrolled(id, call))
-          return report();
-    bool ok = searchAll(o.stateBudget);
-    statistics.states = states;
-    statistics.traces = traces;
-    if (!ok)
-      return report();
-    addStats(stats, statistics);
-    return success();
-  }
-  int total = agents.size() + n;
+// Consumers first: the highest role index, then the highest rank's host.
+int Simulator::preferred() {
   int na = agents.size();
-  auto rankOf = [&](int id) { return rankOfProcess(agents, id); };
-  // Consumers first: the highest role index, then the highest rank's host.
-  auto preferred = [&]() {
-    for (int i = na - 1; i >= 0; --i)
-      if (canStep(i))
-        return i;
-    for (int r = n - 1; r >= 0; --r)
-      if (canStep(na + r))
-        return na + r;
-    return -1;
-  };
-  std::vector<int> candidates;
-  int current = -1;
-  while (!llvm::all_of(rankFinished, [](bool b) { return b; })) {
-    int chosen = pickNext(
-        o, rng, current, total, [&](int id) { return canStep(id); }, rankOf,
-        preferred, candidates);
-    if (chosen < 0)
-      return reportDeadlock(), report();
-    current = chosen;
-    if (!step(chosen))
-      return report();
-  }
-  if (!checkEnd())
-    return report();
-  addStats(stats, statistics);
-  return success();
+  for (int i = na - 1; i >= 0; --i)
+    if (canStep(i))
+      return i;
+  for (int r = n - 1; r >= 0; --r)
+    if (canStep(na + r))
+      return na + r;
+  return -1;
 }
 
 LogicalResult interp::simulate(snac::ScheduleOp schedule,
                                const SimOptions &options, SimStats *stats) {
-  auto collective = collectiveNextTo(schedule, schedule.getCollective());
-  if (!collective)
-    return schedule.emitError()
-           << "no coll.collective named @" << schedule.getCollective()
-           << " next to this schedule";
-  if (options.worldSize < 1 || options.calls < 1)
-    return schedule.emitError() << "simulation needs at least one rank and "
-                                   "one call";
-  return Simulator(schedule, collective, options).run(stats);
+  return simulateOp<Simulator>(schedule, "schedule", options, stats);
 }

@@ -81,7 +81,6 @@ const char *encodingName(int e) {
 /// bytes; two units keep simulations small and still split segments).
 constexpr int64_t kSegmentUnits = 2;
 
-using Clock = std::vector<uint32_t>;
 
 struct UnitKey {
   int owner, slot, source;
@@ -181,24 +180,24 @@ struct BufferInfo {
   mutable snac::ProgramBufferOp op;
 };
 
-enum ObjectKind { UnitObj, WordObj, UserObj, LaunchObj };
+enum ObjectKind { UnitObj = FirstModelObj, WordObj };
 
-class ProgramSimulator : public PorSearch {
+/// The model's mutable state besides the agents, clocks and calls.
+struct ProgramState {
+  UnitMap units, words;
+  std::vector<std::vector<uint32_t>> outputs;
+  std::vector<std::vector<int>> written, writtenBy;
+};
+
+class ProgramSimulator : public SimulatorBase<Agent, PStep, ProgramState> {
 public:
   ProgramSimulator(snac::ProgramOp program, coll::CollectiveOp collective,
                    const SimOptions &options)
-      : program(program), collective(collective), o(options),
-        model(modelOf(collective)), n(options.worldSize),
-        W(std::max(1, options.workers)), rng(options.seed) {}
-
-  LogicalResult run(SimStats *stats);
+      : SimulatorBase(program, collective, options), program(program),
+        W(std::max(1, options.workers)) {}
 
 private:
-  bool prepare();
-  bool fail(Operation *op, std::string message) {
-    failure = Failure{op ? op : program.getOperation(), std::move(message), {}};
-    return false;
-  }
+  bool prepare() override;
   /// Partition j's element count of buffer `b` at rank r in `call`.
   int64_t sizeOf(const BufferInfo &b, int call, int r, int64_t j) const {
     auto [p, k] = b.op.getSizeEntry<int64_t>(r, j, 0);
@@ -214,7 +213,7 @@ private:
   int64_t totalOf(const BufferInfo &b, int call, int r) const {
     return offsetOf(b, call, r, partsOf(b));
   }
-  std::shared_ptr<const std::vector<PStep>> unrolled(int agent, int call);
+  bool unroll(int id, int call, std::vector<PStep> &steps) override;
   bool evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
                  std::vector<PStep> &steps, int rank, int worker, int call);
   /// One CTA's steps of a put of partition `part` of `srcRef` to `targets`
@@ -245,10 +244,9 @@ private:
   }
 
   // Execution.
-  bool canStepImpl(int id);
-  bool stepImpl(int id);
-  bool stepAgent(Agent &agent);
-  bool stepHost(int rank);
+  bool agentCanStep(Agent &a) override;
+  bool stepAgent(Agent &agent) override;
+  bool stepHost(int rank) override;
   bool ready(const Unit &u, const PStep &s) const;
   bool accept(Agent &agent, const PStep &s, Unit &u, const char *what,
               StringRef speculative = {});
@@ -262,8 +260,9 @@ private:
   std::string where(int owner, int slot, int source, int64_t unit,
                     bool word = false) const;
   std::string blockedOn(const Agent &agent);
-  bool reportDeadlock();
-  bool checkEnd();
+  bool reportDeadlock() override;
+  bool checkEnd() override;
+  std::string subject() override;
   int64_t tagOf(const Unit &u) const {
     return encoding == kSentinel ? (u.armed ? 0 : std::max<int64_t>(1, u.writerEpoch))
                                  : u.seq;
@@ -272,67 +271,24 @@ private:
     return encoding == kSentinel ? tag != 0 : tag >= epoch;
   }
 
-  // PorSearch.
-  int numProcesses() const override { return agents.size() + n; }
-  bool hasNext(int p) const override {
-    return p < static_cast<int>(agents.size())
-               ? !agents[p].done()
-               : !rankFinished[p - agents.size()];
+  // The search and the seeded walk.
+  int preferred() override;
+  void agentTouches(const Agent &a, std::vector<Touch> &t) override;
+  bool objectCoEnabled(const Access &before,
+                       const Touch &now) const override;
+  ProgramState save() const override {
+    return {units, words, outputs, written, writtenBy};
   }
-  bool canStep(int p) override { return canStepImpl(p); }
-  std::vector<Touch> nextTouches(int p) override;
-  bool coEnabled(const Access &before, int proc,
-                 const Touch &now) const override;
-  bool stepProcess(int p) override { return stepImpl(p); }
-  bool allFinished() const override {
-    return llvm::all_of(rankFinished, [](bool b) { return b; });
-  }
-  bool checkFinal() override { return checkEnd(); }
-  bool deadlock() override { return reportDeadlock(); }
-  bool budgetSpent(uint64_t budget, uint64_t traces) override {
-    return fail(nullptr,
-                formatv("the exhaustive search reached its budget of {0} "
-                        "states after {1} complete interleavings; nothing is "
-                        "proven (raise the budget or shrink the run)",
-                        budget, traces));
-  }
-  struct State {
-    std::vector<Agent> agents;
-    std::vector<Clock> clocks;
-    std::vector<int> rankCall;
-    std::vector<bool> rankFinished;
-    UnitMap units, words;
-    std::vector<std::vector<uint32_t>> outputs;
-    std::vector<std::vector<int>> written, writtenBy;
-  };
-  State save() const {
-    return {agents, clocks, rankCall, rankFinished, units, words, outputs,
-            written, writtenBy};
-  }
-  void restore(const State &s) {
-    agents = s.agents;
-    clocks = s.clocks;
-    rankCall = s.rankCall;
-    rankFinished = s.rankFinished;
+  void restore(const ProgramState &s) override {
     units = s.units;
     words = s.words;
     outputs = s.outputs;
     written = s.written;
     writtenBy = s.writtenBy;
   }
-  void saveState(size_t depth) override {
-    if (snapshots.size() <= depth)
-      snapshots.resize(depth + 1);
-    snapshots[depth] = save();
-  }
-  void restoreState(size_t depth) override { restore(snapshots[depth]); }
 
   snac::ProgramOp program;
-  coll::CollectiveOp collective;
-  SimOptions o;
-  sim::Collective model;
-  int n, W;
-  std::mt19937_64 rng;
+  int W;
   int encoding = kLL16, slots = 2;
   bool speculate = false;
   int64_t elemBytes = 4, unitElems = 1, bandLo = 0, bandHi = 0;
@@ -347,21 +303,12 @@ private:
   std::vector<std::vector<std::vector<int64_t>>> sizes; // [call][rank][col]
   std::vector<std::vector<std::vector<uint32_t>>> inputs;
   std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
-  std::map<std::pair<int, int>, std::shared_ptr<const std::vector<PStep>>>
-      unrollCache;
 
-  std::vector<Agent> agents; // [rank * W + worker]
-  std::vector<Clock> clocks; // [agent], then one per host
-  std::vector<int> rankCall;
-  std::vector<bool> rankFinished;
+  // agents: [rank * W + worker]; clocks: [agent], then one per host.
   UnitMap units, words;
   std::vector<std::vector<uint32_t>> outputs;
   std::vector<std::vector<int>> written; // [rank][element]: call, -1
   std::vector<std::vector<int>> writtenBy; // [rank][element]: agent
-  std::vector<State> snapshots;
-
-  std::optional<Failure> failure;
-  SimStats statistics;
 };
 
 } // namespace
@@ -522,34 +469,14 @@ bool ProgramSimulator::evalBlock(Block &block,
   auto get = [&](Value v) { return env.lookup(v); };
   int64_t epoch = call + 1;
   for (Operation &op : block) {
-    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-      env[c.getResult()] = cast<IntegerAttr>(c.getValue()).getInt();
-    } else if (auto add = dyn_cast<arith::AddIOp>(op)) {
-      env[add.getResult()] = get(add.getLhs()) + get(add.getRhs());
-    } else if (auto sub = dyn_cast<arith::SubIOp>(op)) {
-      env[sub.getResult()] = get(sub.getLhs()) - get(sub.getRhs());
-    } else if (auto mul = dyn_cast<arith::MulIOp>(op)) {
-      env[mul.getResult()] = get(mul.getLhs()) * get(mul.getRhs());
-    } else if (auto rem = dyn_cast<arith::RemUIOp>(op)) {
-      if (get(rem.getRhs()) == 0)
-        return fail(&op, "division by zero");
-      env[rem.getResult()] = get(rem.getLhs()) % get(rem.getRhs());
-    } else if (auto div = dyn_cast<arith::DivUIOp>(op)) {
-      if (get(div.getRhs()) == 0)
-        return fail(&op, "division by zero");
-      env[div.getResult()] = get(div.getLhs()) / get(div.getRhs());
-    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      int64_t lb = get(loop.getLowerBound()), ub = get(loop.getUpperBound()),
-              st = get(loop.getStep());
-      if (st <= 0)
-        return fail(&op, "loop step must be positive");
-      for (int64_t i = lb; i < ub; i += st) {
-        env[loop.getInductionVar()] = i;
-        if (!evalBlock(*loop.getBody(), env, steps, rank, worker, call))
-          return false;
-      }
-    } else if (isa<scf::YieldOp, snac::ProgramBufferOp,
-                   snac::LaunchDependentsOp>(op)) {
+    std::string error;
+    if (std::optional<bool> done =
+            evalStructured(op, env, error, [&](Block &body) {
+              return evalBlock(body, env, steps, rank, worker, call);
+            })) {
+      if (!*done)
+        return error.empty() ? false : fail(&op, error);
+    } else if (isa<snac::ProgramBufferOp, snac::LaunchDependentsOp>(op)) {
       // The dependent launch lets the next kernel's prologue start; its
       // griddepcontrol.wait still waits for this grid, which is the stream
       // order the hosts model.
@@ -808,20 +735,12 @@ bool ProgramSimulator::ranksOf(Operation *op, Value v, const char *verb,
   return true;
 }
 
-std::shared_ptr<const std::vector<PStep>>
-ProgramSimulator::unrolled(int id, int call) {
-  auto &cached = unrollCache[{id, call}];
-  if (cached)
-    return cached;
-  auto steps = std::make_shared<std::vector<PStep>>();
+bool ProgramSimulator::unroll(int id, int call, std::vector<PStep> &steps) {
   llvm::DenseMap<Value, int64_t> env;
   env[program.getRank()] = agents[id].rank;
   env[program.getWorldSize()] = n;
-  if (!evalBlock(program.getBody().front(), env, *steps, agents[id].rank,
-                 agents[id].worker, call))
-    return nullptr;
-  cached = steps;
-  return cached;
+  return evalBlock(program.getBody().front(), env, steps, agents[id].rank,
+                   agents[id].worker, call);
 }
 
 //===----------------------------------------------------------------------===//
@@ -862,19 +781,7 @@ bool ProgramSimulator::ready(const Unit &u, const PStep &s) const {
   return u.seq >= s.epoch;
 }
 
-bool ProgramSimulator::canStepImpl(int id) {
-  if (id >= static_cast<int>(agents.size())) {
-    int rank = id - agents.size();
-    if (rankFinished[rank])
-      return false;
-    for (int w = 0; w < W; ++w)
-      if (!agents[rank * W + w].done())
-        return false;
-    return true;
-  }
-  Agent &a = agents[id];
-  if (a.done())
-    return false;
+bool ProgramSimulator::agentCanStep(Agent &a) {
   const PStep &s = a.next();
   switch (s.kind) {
   case PStep::Take: {
@@ -896,14 +803,6 @@ bool ProgramSimulator::canStepImpl(int id) {
   default:
     return true;
   }
-}
-
-bool ProgramSimulator::stepImpl(int id) {
-  ++statistics.steps;
-  if (id >= static_cast<int>(agents.size()))
-    return stepHost(id - agents.size());
-  ++statistics.actions;
-  return stepAgent(agents[id]);
 }
 
 /// Checks what the consumer accepts: a unit of its own call, written by the
@@ -1251,12 +1150,9 @@ bool ProgramSimulator::stepHost(int rank) {
                                    llvm::utohexstr(expect)));
     }
   }
-  ++call;
-  rankCall[rank] = call;
-  if (call >= o.calls) {
-    rankFinished[rank] = true;
+  call = nextCall(rank);
+  if (rankFinished[rank])
     return true;
-  }
   int64_t total = totalOf(*output, call, rank);
   outputs[rank].assign(total, sim::poisonBits(o.type));
   written[rank].assign(total, -1);
@@ -1310,7 +1206,7 @@ bool ProgramSimulator::reportDeadlock() {
   failure = deadlockOf(
       agents,
       [&](Agent &agent) {
-        return !agent.done() && !canStepImpl(agent.rank * W + agent.worker);
+        return !agent.done() && !canStep(agent.rank * W + agent.worker);
       },
       [&](Agent &agent) { return blockedOn(agent); }, program.getOperation());
   return false;
@@ -1339,17 +1235,9 @@ bool ProgramSimulator::checkEnd() {
 // it waits for: a wait could not have run before a write that made its unit
 // ready (co-enabled only if the unit was ready already).
 
-std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
-  int na = agents.size();
-  if (id >= na) {
-    int r = id - na;
-    return {{objectId({UserObj, r, 0, 0, 0, 0, 0}), kHost, 0},
-            {objectId({LaunchObj, r, 0, 0, 0, 0, 0}), kWrite, 0}};
-  }
-  const Agent &a = agents[id];
+void ProgramSimulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
   const PStep &s = a.next();
-  std::vector<Touch> t{{objectId({LaunchObj, a.rank, 0, 0, 0, 0, 0}), kRead, 0},
-                       {objectId({UserObj, a.rank, 0, 0, 0, 0, 0}), kUser, 0}};
+  t.push_back({objectId({UserObj, a.rank, 0, 0, 0, 0, 0}), kUser, 0});
   auto unitTouch = [&](bool word, int owner, int source, int64_t info) {
     t.push_back({objectId({word ? WordObj : UnitObj, owner, s.slot, source,
                            s.unit, 0, 0}),
@@ -1406,13 +1294,10 @@ std::vector<PorSearch::Touch> ProgramSimulator::nextTouches(int id) {
     // The agent's own snapshot and outputs only.
     break;
   }
-  return t;
 }
 
-bool ProgramSimulator::coEnabled(const Access &before, int proc,
-                                 const Touch &now) const {
-  if (hostAndOwnAgent(agents, before.proc, proc))
-    return false;
+bool ProgramSimulator::objectCoEnabled(const Access &before,
+                                       const Touch &now) const {
   int kind = objectKind(now.object);
   if ((kind == UnitObj || kind == WordObj) && now.info > 0 && before.info < 0) {
     int64_t tagBefore = -before.info - 1;
@@ -1422,70 +1307,26 @@ bool ProgramSimulator::coEnabled(const Access &before, int proc,
   return kind != LaunchObj;
 }
 
-LogicalResult ProgramSimulator::run(SimStats *stats) {
-  auto report = [&]() {
-    InFlightDiagnostic diag =
-        failure->op->emitError()
-        << "simulation of the " << (speculate ? "speculative " : "")
-        << encodingName(encoding)
-        << " program of @" << collective.getSymName() << " (" << describe(o)
-        << " slots=" << slots << ") failed: " << failure->message;
-    for (auto &[op, text] : failure->notes)
-      diag.attachNote(op->getLoc()) << text;
-    return mlir::failure();
-  };
-  if (!prepare())
-    return report();
+std::string ProgramSimulator::subject() {
+  return formatv("the {0}{1} program of @{2} ({3} slots={4})",
+                 speculate ? "speculative " : "", encodingName(encoding),
+                 collective.getSymName(), describe(o), slots)
+      .str();
+}
+
+// Consumers first: the highest rank that can move, its CTAs then host.
+int ProgramSimulator::preferred() {
   int total = agents.size() + n;
-  if (o.exhaustive) {
-    for (int id = 0; id < static_cast<int>(agents.size()); ++id)
-      for (int call = 0; call < o.calls; ++call)
-        if (!unrolled(id, call))
-          return report();
-    bool ok = searchAll(o.stateBudget);
-    statistics.states = states;
-    statistics.traces = traces;
-    if (!ok)
-      return report();
-  } else {
-    auto rankOf = [&](int id) { return rankOfProcess(agents, id); };
-    // Consumers first: the highest rank that can move, its CTAs then host.
-    auto preferred = [&]() {
-      for (int r = n - 1; r >= 0; --r)
-        for (int id = 0; id < total; ++id)
-          if (rankOf(id) == r && canStepImpl(id))
-            return id;
-      return -1;
-    };
-    int current = -1;
-    std::vector<int> candidates;
-    while (!allFinished()) {
-      int chosen = pickNext(
-          o, rng, current, total, [&](int id) { return canStepImpl(id); },
-          rankOf, preferred, candidates);
-      if (chosen < 0)
-        return reportDeadlock(), report();
-      current = chosen;
-      if (!stepImpl(chosen))
-        return report();
-    }
-    if (!checkEnd())
-      return report();
-  }
-  addStats(stats, statistics);
-  return success();
+  for (int r = n - 1; r >= 0; --r)
+    for (int id = 0; id < total; ++id)
+      if (rankOf(id) == r && canStep(id))
+        return id;
+  return -1;
 }
 
 LogicalResult interp::simulateProgram(snac::ProgramOp program,
                                       const SimOptions &options,
                                       SimStats *stats) {
-  auto collective = collectiveNextTo(program, program.getCollective());
-  if (!collective)
-    return program.emitError()
-           << "no coll.collective named @" << program.getCollective()
-           << " next to this program (the oracle's definition)";
-  if (options.worldSize < 1 || options.calls < 1)
-    return program.emitError() << "simulation needs at least one rank and "
-                                  "one call";
-  return ProgramSimulator(program, collective, options).run(stats);
+  return simulateOp<ProgramSimulator>(
+      program, "program (the oracle's definition)", options, stats);
 }

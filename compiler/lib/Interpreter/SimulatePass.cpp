@@ -55,6 +55,21 @@ struct SnacSimulatePass
     return o;
   }
 
+  /// The options of exhaustive run number `runs` (its element type and seed
+  /// follow the run count).
+  SimOptions exhaustiveRun(ArrayRef<sim::ElemType> types, unsigned runs,
+                           int64_t n, sim::Shape shape) {
+    SimOptions o;
+    o.worldSize = n;
+    o.shape = shape;
+    o.type = types[runs % types.size()];
+    o.seed = 1 + runs;
+    o.calls = calls;
+    o.exhaustive = true;
+    o.stateBudget = budget;
+    return o;
+  }
+
   /// Every world size x 1 and 2 chunks per partition x shape x slot count,
   /// each in every interleaving.
   LogicalResult runExhaustive(snac::ScheduleOp schedule,
@@ -70,14 +85,7 @@ struct SnacSimulatePass
       for (int64_t chunks : {1, 2})
         for (auto [si, shape] : llvm::enumerate(shapeList))
           for (int64_t slots : slotCounts) {
-            SimOptions o;
-            o.worldSize = n;
-            o.shape = shape;
-            o.type = types[runs % types.size()];
-            o.seed = 1 + runs;
-            o.calls = calls;
-            o.exhaustive = true;
-            o.stateBudget = budget;
+            SimOptions o = exhaustiveRun(types, runs, n, shape);
             o.chunkBytes = chunkBytes;
             int64_t bytes =
                 chunkBytes > 0 ? chunkBytes.getValue() : schedule.getChunkBytes();
@@ -131,14 +139,7 @@ struct SnacSimulatePass
         for (auto [si, shape] : llvm::enumerate(shapeList)) {
           if (exhaustive) {
             for (int64_t units : {int64_t(1), int64_t(workers + 1)}) {
-              SimOptions o;
-              o.worldSize = n;
-              o.shape = shape;
-              o.type = types[runs % types.size()];
-              o.seed = 1 + runs;
-              o.calls = calls;
-              o.exhaustive = true;
-              o.stateBudget = budget;
+              SimOptions o = exhaustiveRun(types, runs, n, shape);
               int64_t bytes = sim::elemBits(o.type) / 8;
               int64_t perUnit = std::max<int64_t>(
                   1, (encoding == 1 ||
@@ -180,6 +181,33 @@ struct SnacSimulatePass
     return success();
   }
 
+  /// Reads each of `words` as one of `choices` into `out` (`fallback` alone
+  /// when there are none); an unknown word is an error at `module`.
+  template <typename T>
+  static LogicalResult
+  parseChoices(ModuleOp module, StringRef what, ArrayRef<std::string> words,
+               ArrayRef<std::pair<StringRef, T>> choices, T fallback,
+               SmallVectorImpl<T> &out) {
+    for (const std::string &word : words) {
+      const auto *it = llvm::find_if(
+          choices, [&](const auto &c) { return c.first == word; });
+      if (it == choices.end()) {
+        std::string expected;
+        for (auto [i, c] : llvm::enumerate(choices))
+          expected += (i == 0                  ? ""
+                       : i + 1 < choices.size() ? ", "
+                                                : " or ") +
+                      c.first.str();
+        return module.emitError() << "unknown " << what << " '" << word
+                                  << "'; expected " << expected;
+      }
+      out.push_back(it->second);
+    }
+    if (out.empty())
+      out.push_back(fallback);
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     worldSizes.assign(ranks.begin(), ranks.end());
@@ -189,54 +217,21 @@ struct SnacSimulatePass
         worldSizes.push_back(3);
     }
     SmallVector<sim::Shape> shapeList;
-    for (const std::string &s : shapes) {
-      auto shape = llvm::StringSwitch<std::optional<sim::Shape>>(s)
-                       .Case("uniform", sim::Shape::Uniform)
-                       .Case("zipf", sim::Shape::Zipf)
-                       .Case("skew", sim::Shape::Skew)
-                       .Default(std::nullopt);
-      if (!shape) {
-        module.emitError() << "unknown partition shape '" << s
-                           << "'; expected uniform, zipf or skew";
-        return signalPassFailure();
-      }
-      shapeList.push_back(*shape);
-    }
-    if (shapeList.empty())
-      shapeList.push_back(sim::Shape::Uniform);
-
-    if (inputs != "random" && inputs != "special" && inputs != "mixed") {
-      module.emitError() << "unknown inputs '" << inputs
-                         << "'; expected random, special or mixed";
+    SmallVector<int> inputList, encodingList, speculateList;
+    if (failed(parseChoices<sim::Shape>(module, "partition shape", shapes,
+                                        {{"uniform", sim::Shape::Uniform},
+                                         {"zipf", sim::Shape::Zipf},
+                                         {"skew", sim::Shape::Skew}},
+                                        sim::Shape::Uniform, shapeList)) ||
+        failed(parseChoices<int>(module, "inputs", {inputs.getValue()},
+                                 {{"random", 0}, {"special", 1}, {"mixed", 2}},
+                                 0, inputList)) ||
+        failed(parseChoices<int>(module, "encoding", encodings,
+                                 {{"flag", 0}, {"ll16", 1}, {"sentinel", 2}},
+                                 -1, encodingList)) ||
+        failed(parseChoices<int>(module, "speculation setting", speculate,
+                                 {{"on", 1}, {"off", 0}}, -1, speculateList)))
       return signalPassFailure();
-    }
-    SmallVector<int> encodingList;
-    for (const std::string &e : encodings) {
-      auto encoding = llvm::StringSwitch<std::optional<int>>(e)
-                          .Case("flag", 0)
-                          .Case("ll16", 1)
-                          .Case("sentinel", 2)
-                          .Default(std::nullopt);
-      if (!encoding) {
-        module.emitError() << "unknown encoding '" << e
-                           << "'; expected flag, ll16 or sentinel";
-        return signalPassFailure();
-      }
-      encodingList.push_back(*encoding);
-    }
-    if (encodingList.empty())
-      encodingList.push_back(-1);
-    SmallVector<int> speculateList;
-    for (const std::string &v : speculate) {
-      if (v != "on" && v != "off") {
-        module.emitError() << "unknown speculation setting '" << v
-                           << "'; expected on or off";
-        return signalPassFailure();
-      }
-      speculateList.push_back(v == "on");
-    }
-    if (speculateList.empty())
-      speculateList.push_back(-1);
     for (auto program : module.getOps<snac::ProgramOp>()) {
       if (gate) {
         if (failed(verifyProgram(program, report ? &llvm::outs() : nullptr)))

@@ -13,13 +13,15 @@
 
 #include <cassert>
 #include <cmath>
+#include <utility>
 
 using namespace collc::sim;
 using namespace collc::sim::detail;
 
-std::vector<uint32_t> collc::sim::randomInput(const Collective &coll,
-                                              ElemType type, int64_t elements,
-                                              uint64_t seed, int rank) {
+namespace {
+/// What decides an input's data, after checking the arguments: whether any
+/// part of `coll` reduces, and whether one averages.
+std::pair<bool, bool> inputKind(const Collective &coll, int64_t elements) {
   checkCollective(coll);
   assert(elements >= 0 && "negative element count");
   bool reduces = false, averages = false;
@@ -27,6 +29,14 @@ std::vector<uint32_t> collc::sim::randomInput(const Collective &coll,
     reduces |= part.consume == Consume::Reduce;
     averages |= part.consume == Consume::Reduce && part.op == RedOp::Avg;
   }
+  return {reduces, averages};
+}
+} // namespace
+
+std::vector<uint32_t> collc::sim::randomInput(const Collective &coll,
+                                              ElemType type, int64_t elements,
+                                              uint64_t seed, int rank) {
+  auto [reduces, averages] = inputKind(coll, elements);
 
   std::vector<uint32_t> data(elements);
   if (!reduces) {
@@ -63,13 +73,7 @@ std::vector<uint32_t> collc::sim::randomInput(const Collective &coll,
 std::vector<uint32_t> collc::sim::specialInput(const Collective &coll,
                                                ElemType type, int64_t elements,
                                                uint64_t seed, int rank) {
-  checkCollective(coll);
-  assert(elements >= 0 && "negative element count");
-  bool reduces = false, averages = false;
-  for (const Transform &part : coll.parts) {
-    reduces |= part.consume == Consume::Reduce;
-    averages |= part.consume == Consume::Reduce && part.op == RedOp::Avg;
-  }
+  auto [reduces, averages] = inputKind(coll, elements);
   unsigned bits = elemBits(type);
   uint32_t ones = poisonBits(type);
   unsigned mantissa = type == ElemType::F32    ? 23

@@ -61,56 +61,50 @@ template <> struct EnumCount<Root> { static constexpr int value = 3; };
 template <> struct EnumCount<RedOp> { static constexpr int value = 4; };
 template <> struct EnumCount<ElemType> { static constexpr int value = 5; };
 
+/// The entry of `table` (one per value of E, in value order) for `e`;
+/// `none` out of range.
+template <class E, class T, int N>
+COLLC_VOCAB_FN T entry(const T (&table)[N], E e, T none) {
+  static_assert(N == EnumCount<E>::value, "one table entry per enum value");
+  const int i = static_cast<int>(e);
+  return i >= 0 && i < N ? table[i] : none;
+}
+
 /// Spellings: the spec's, the IR's and the manifest's ("?" out of range).
 /// C++ names each value by its spelling capitalized (RedOp::Sum), which is
 /// how the emitter prints them into generated kernels.
 COLLC_VOCAB_FN const char *spelling(Layout l) {
-  return l == Layout::Packed       ? "packed"
-         : l == Layout::Scattered  ? "scattered"
-         : l == Layout::Transposed ? "transposed"
-                                   : "?";
+  const char *const names[] = {"packed", "scattered", "transposed"};
+  return entry(names, l, "?");
 }
 COLLC_VOCAB_FN const char *spelling(Consume c) {
-  return c == Consume::Copy ? "copy" : c == Consume::Reduce ? "reduce" : "?";
+  const char *const names[] = {"copy", "reduce"};
+  return entry(names, c, "?");
 }
 COLLC_VOCAB_FN const char *spelling(Root r) {
-  return r == Root::None       ? "none"
-         : r == Root::Producer ? "producer"
-         : r == Root::Consumer ? "consumer"
-                               : "?";
+  const char *const names[] = {"none", "producer", "consumer"};
+  return entry(names, r, "?");
 }
 COLLC_VOCAB_FN const char *spelling(RedOp op) {
-  return op == RedOp::Sum   ? "sum"
-         : op == RedOp::Max ? "max"
-         : op == RedOp::Min ? "min"
-         : op == RedOp::Avg ? "avg"
-                            : "?";
+  const char *const names[] = {"sum", "max", "min", "avg"};
+  return entry(names, op, "?");
 }
 COLLC_VOCAB_FN const char *spelling(ElemType t) {
-  return t == ElemType::BF16     ? "bf16"
-         : t == ElemType::F16    ? "f16"
-         : t == ElemType::F32    ? "f32"
-         : t == ElemType::F8E4M3 ? "f8e4m3"
-         : t == ElemType::F8E5M2 ? "f8e5m2"
-                                 : "?";
+  const char *const names[] = {"bf16", "f16", "f32", "f8e4m3", "f8e5m2"};
+  return entry(names, t, "?");
 }
 
 /// Bytes of one element (0 out of range).
 COLLC_VOCAB_FN int elemBytes(ElemType t) {
-  return t == ElemType::F32                                  ? 4
-         : t == ElemType::BF16 || t == ElemType::F16         ? 2
-         : t == ElemType::F8E4M3 || t == ElemType::F8E5M2    ? 1
-                                                             : 0;
+  const int bytes[] = {2, 2, 4, 1, 1};
+  return entry(bytes, t, 0);
 }
 
 /// The CUDA type of an element (cuda_bf16.h, cuda_fp16.h, cuda_fp8.h).
 COLLC_VOCAB_FN const char *cudaTypeName(ElemType t) {
-  return t == ElemType::BF16     ? "__nv_bfloat16"
-         : t == ElemType::F16    ? "__half"
-         : t == ElemType::F32    ? "float"
-         : t == ElemType::F8E4M3 ? "__nv_fp8_e4m3"
-         : t == ElemType::F8E5M2 ? "__nv_fp8_e5m2"
-                                 : "?";
+  const char *const names[] = {"__nv_bfloat16", "__half", "float",
+                               "__nv_fp8_e4m3", "__nv_fp8_e5m2"};
+  return entry(names, t, "?");
 }
 
 /// The first `n` characters of `a` equal `b` entirely.

@@ -100,23 +100,46 @@ bool healthy(World &w, const std::vector<collcComm_t> &comms,
   return true;
 }
 
+/// The shipped library's two modules, fixed-size and variable collectives,
+/// and a communicator on each for every rank.
+struct LibraryComms {
+  collcModule_t fixed = loadModule("collectives.collcmod");
+  collcModule_t var = loadModule("variable.collcmod");
+  std::vector<collcComm_t> cf, cv;
+
+  /// Creates the communicators with `config`; false, logged as a failure of
+  /// `group` (`g`), when that fails.
+  bool open(World &w, const collcConfig_t &config, Group &g,
+            const char *group) {
+    std::string msg;
+    if (w.initComms(fixed, &config, cf, &msg) == collcSuccess &&
+        w.initComms(var, &config, cv, &msg) == collcSuccess)
+      return true;
+    log("FAIL %s: communicator setup: %s", group, msg.c_str());
+    g.fail();
+    return false;
+  }
+  void destroyComms(World &w) {
+    w.destroyComms(cf);
+    w.destroyComms(cv);
+  }
+  void destroyModules() {
+    collcModuleDestroy(fixed);
+    collcModuleDestroy(var);
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // counts
 //===----------------------------------------------------------------------===//
 
 void runCounts(World &w) {
   Group g("robust/counts");
-  collcModule_t fixed = loadModule("collectives.collcmod");
-  collcModule_t var = loadModule("variable.collcmod");
   collcConfig_t config = makeConfig(gOpt.timeoutMs);
-  std::vector<collcComm_t> cf, cv;
-  std::string msg;
-  if (w.initComms(fixed, &config, cf, &msg) != collcSuccess ||
-      w.initComms(var, &config, cv, &msg) != collcSuccess) {
-    log("FAIL robust/counts: communicator setup: %s", msg.c_str());
-    g.fail();
+  LibraryComms lib;
+  if (!lib.open(w, config, g, "robust/counts"))
     return;
-  }
+  const std::vector<collcComm_t> &cf = lib.cf, &cv = lib.cv;
   const int n = w.nranks;
   // 0 and 1 through every typed entry point, checked.
   for (const CollInfo &ci : collectiveTable()) {
@@ -221,10 +244,8 @@ void runCounts(World &w) {
   }
   CT_CUDA(cudaFree(buf));
   g.result(healthy(w, cf, "robust/counts: after the refusals"));
-  w.destroyComms(cf);
-  w.destroyComms(cv);
-  collcModuleDestroy(fixed);
-  collcModuleDestroy(var);
+  lib.destroyComms(w);
+  lib.destroyModules();
 }
 
 //===----------------------------------------------------------------------===//
@@ -279,17 +300,12 @@ int checkedCalls(World &x, const std::vector<collcComm_t> &fixedComms,
 
 void runStreams(World &w) {
   Group g("robust/streams");
-  collcModule_t fixed = loadModule("collectives.collcmod");
-  collcModule_t var = loadModule("variable.collcmod");
   collcConfig_t config = makeConfig(gOpt.timeoutMs);
-  std::vector<collcComm_t> cf, cv;
-  std::string msg;
-  if (w.initComms(fixed, &config, cf, &msg) != collcSuccess ||
-      w.initComms(var, &config, cv, &msg) != collcSuccess) {
-    log("FAIL robust/streams: communicator setup: %s", msg.c_str());
-    g.fail();
+  LibraryComms lib;
+  if (!lib.open(w, config, g, "robust/streams"))
     return;
-  }
+  const std::vector<collcComm_t> &cf = lib.cf, &cv = lib.cv;
+  std::string msg;
   const size_t nl = w.local.size();
   // Blocking streams, the kind that stalled on the size upload.
   {
@@ -399,8 +415,7 @@ void runStreams(World &w) {
                            "legacy default stream"));
     g.result(healthy(w, cf, "robust/streams: after the legacy refusal"));
   }
-  w.destroyComms(cf);
-  w.destroyComms(cv);
+  lib.destroyComms(w);
   // The legacy default stream where the process drives one rank per device.
   {
     collcModule_t one = loadModule(kRobustModule);
@@ -428,8 +443,7 @@ void runStreams(World &w) {
     }
     collcModuleDestroy(one);
   }
-  collcModuleDestroy(fixed);
-  collcModuleDestroy(var);
+  lib.destroyModules();
 }
 
 //===----------------------------------------------------------------------===//

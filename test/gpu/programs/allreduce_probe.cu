@@ -33,6 +33,7 @@
 
 #include <cuda_runtime.h>
 
+#include "graph_timing.h"
 #include "host_helpers.h"
 
 #include <array>
@@ -329,40 +330,26 @@ void record(const char *impl, const char *variant, int ctas, int threads,
 /// Per-call microseconds of `kernel` at `count` elements: 64 calls per rank
 /// in one graph, both ranks' chains in it.
 double timeGraph(Kernel k, int ctas, int threads, long long count) {
-  constexpr int kCalls = 64, kWarm = 3, kTimed = 8;
-  cudaEvent_t fork, join, t0, t1;
+  cudaEvent_t fork, join;
   CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-  CHECK(cudaEventCreate(&t0));
-  CHECK(cudaEventCreate(&t1));
   cudaStream_t s0 = ranks[0].stream, s1 = ranks[1].stream;
-  cudaGraph_t graph;
-  CHECK(cudaStreamBeginCapture(s0, cudaStreamCaptureModeThreadLocal));
-  CHECK(cudaEventRecord(fork, s0));
-  CHECK(cudaStreamWaitEvent(s1, fork, 0));
-  for (int i = 0; i < kCalls; ++i) {
-    launch(k, 0, ctas, threads, count, 0, 2000000000ull, true);
-    launch(k, 1, ctas, threads, count, 0, 2000000000ull, true);
-  }
-  CHECK(cudaEventRecord(join, s1));
-  CHECK(cudaStreamWaitEvent(s0, join, 0));
-  CHECK(cudaStreamEndCapture(s0, &graph));
-  cudaGraphExec_t exec;
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  for (int i = 0; i < kWarm; ++i)
-    CHECK(cudaGraphLaunch(exec, s0));
-  CHECK(cudaEventRecord(t0, s0));
-  for (int i = 0; i < kTimed; ++i)
-    CHECK(cudaGraphLaunch(exec, s0));
-  CHECK(cudaEventRecord(t1, s0));
-  CHECK(cudaEventSynchronize(t1));
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, t0, t1));
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  for (cudaEvent_t ev : {fork, join, t0, t1})
+  cudaGraphExec_t exec = collc::bench::captureGraph(
+      s0, cudaStreamCaptureModeThreadLocal, [&] {
+        CHECK(cudaEventRecord(fork, s0));
+        CHECK(cudaStreamWaitEvent(s1, fork, 0));
+        for (int i = 0; i < collc::bench::kCalls; ++i) {
+          launch(k, 0, ctas, threads, count, 0, 2000000000ull, true);
+          launch(k, 1, ctas, threads, count, 0, 2000000000ull, true);
+        }
+        CHECK(cudaEventRecord(join, s1));
+        CHECK(cudaStreamWaitEvent(s0, join, 0));
+        return true;
+      });
+  const double us = collc::bench::replayTimed({s0}, {exec});
+  for (cudaEvent_t ev : {fork, join})
     CHECK(cudaEventDestroy(ev));
-  return ms * 1000.0 / (kTimed * kCalls);
+  return us;
 }
 
 /// Times every size, then checks the outputs the graph left behind.
@@ -381,6 +368,18 @@ void bench(const Config &c, int ctas, int threads,
     if (verify(what, count, 0, in))
       record("program", c.encoding, ctas, threads, c.grain, bytes, us);
   }
+}
+
+/// The launch floor at one grid: the empty program's time and the frame's
+/// (the call counter alone, count 0).
+void timeFrames(int ctas, int threads) {
+  Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
+  resetState(empty, ctas);
+  record("empty", "pdl", ctas, threads, 1, 0,
+         timeGraph(empty_program, ctas, threads, 0));
+  resetState(empty, ctas);
+  record("frame", "counter", ctas, threads, 1, 0,
+         timeGraph(frame_counter, ctas, threads, 0));
 }
 
 /// A rank that never launches: the other records a timeout naming it; a rank
@@ -497,32 +496,20 @@ int main(int argc, char **argv) {
     correctness(early, 16, 512);
     correctness(early, 5, 96);
     for (const auto &g : {std::array<int, 2>{2, 256}, {16, 256}, {32, 256}}) {
-      Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
-      resetState(empty, g[0]);
-      record("empty", "pdl", g[0], g[1], 1, 0,
-             timeGraph(empty_program, g[0], g[1], 0));
-      resetState(empty, g[0]);
-      record("frame", "counter", g[0], g[1], 1, 0,
-             timeGraph(frame_counter, g[0], g[1], 0));
+      timeFrames(g[0], g[1]);
       bench(configs[0], g[0], g[1], {0, 1024, 65536});
       bench(early, g[0], g[1], {0, 1024, 65536});
       bench(padding, g[0], g[1], {0});
     }
     std::printf("%d failures\n", failures);
-    if (json)
-      std::fclose(json);
+    if (results.json)
+      std::fclose(results.json);
     return failures ? 1 : 0;
   }
   std::printf("correctness: %d failures\n", failures);
 
   for (const auto &g : grids) {
-    Config empty{"empty", COLLC_ENCODING_LL16, empty_program, 1};
-    resetState(empty, g[0]);
-    record("empty", "pdl", g[0], g[1], 1, 0,
-           timeGraph(empty_program, g[0], g[1], 0));
-    resetState(empty, g[0]);
-    record("frame", "counter", g[0], g[1], 1, 0,
-           timeGraph(frame_counter, g[0], g[1], 0));
+    timeFrames(g[0], g[1]);
   }
   // The smallest grids, for the frame (count 0) and 1 KiB.
   for (const auto &g : {std::array<int, 2>{1, 256}, {2, 256}, {1, 32}}) {

@@ -36,6 +36,7 @@
 
 #include <cuda_runtime.h>
 
+#include "graph_timing.h"
 #include "host_helpers.h"
 
 #include <cmath>
@@ -51,15 +52,8 @@
 
 namespace {
 
-#define CUDA(x)                                                                \
-  do {                                                                         \
-    cudaError_t err_ = (x);                                                    \
-    if (err_ != cudaSuccess) {                                                 \
-      std::printf("FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #x,            \
-                  cudaGetErrorString(err_));                                   \
-      std::exit(2);                                                            \
-    }                                                                          \
-  } while (0)
+// A CUDA error is fatal: "FATAL file:line: call: error", exit 2.
+#define CUDA(x) COLLC_CUDA_CHECK(x)
 
 int passed = 0, failed = 0;
 std::vector<int> worldSizes = {2, 3, 5, 8};
@@ -251,54 +245,13 @@ bool runOnce(Ranks &r, const Coll &c, size_t count, bool sentinel,
 /// ranks' streams: it cannot tell their streams apart), the graphs launched
 /// together, the time the slowest takes.
 double timeGraph(Ranks &r, const Coll &c, size_t count) {
-  std::vector<cudaGraphExec_t> execs(r.n);
-  for (int q = 0; q < r.n; ++q) {
-    cudaGraph_t graph;
-    CUDA(cudaStreamBeginCapture(r.streams[q],
-                                cudaStreamCaptureModeThreadLocal));
-    bool ok = true;
-    for (int i = 0; i < 64 && ok; ++i)
-      ok = c.call(r, q, count) == collcSuccess;
-    CUDA(cudaStreamEndCapture(r.streams[q], &graph));
-    if (!ok) {
-      std::printf("FAIL capture: %s\n", collcGetLastError());
-      ++failed;
-      return -1;
-    }
-    CUDA(cudaGraphInstantiate(&execs[q], graph, 0));
-    CUDA(cudaGraphDestroy(graph));
+  const double us = collc::bench::timeCalls(
+      r.streams, [&](int q) { return c.call(r, q, count) == collcSuccess; });
+  if (us < 0) {
+    std::printf("FAIL capture: %s\n", collcGetLastError());
+    ++failed;
   }
-  std::vector<cudaEvent_t> start(r.n), stop(r.n);
-  for (int q = 0; q < r.n; ++q) {
-    CUDA(cudaEventCreate(&start[q]));
-    CUDA(cudaEventCreate(&stop[q]));
-  }
-  auto replay = [&](int times, bool timed) {
-    CUDA(cudaDeviceSynchronize());
-    for (int q = 0; q < r.n; ++q) {
-      if (timed)
-        CUDA(cudaEventRecord(start[q], r.streams[q]));
-      for (int i = 0; i < times; ++i)
-        CUDA(cudaGraphLaunch(execs[q], r.streams[q]));
-      if (timed)
-        CUDA(cudaEventRecord(stop[q], r.streams[q]));
-    }
-    CUDA(cudaDeviceSynchronize());
-  };
-  replay(3, false);
-  replay(8, true);
-  // The ranks start within microseconds of each other; the slowest rank's
-  // span is the per-call time (8 x 64 calls).
-  float most = 0;
-  for (int q = 0; q < r.n; ++q) {
-    float ms = 0;
-    CUDA(cudaEventElapsedTime(&ms, start[q], stop[q]));
-    most = ms > most ? ms : most;
-    CUDA(cudaGraphExecDestroy(execs[q]));
-    CUDA(cudaEventDestroy(start[q]));
-    CUDA(cudaEventDestroy(stop[q]));
-  }
-  return most * 1000.0 / (8 * 64);
+  return us;
 }
 
 /// "v1" forces the v1 kernels (the baseline of the same run); a bare

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeComm.h"
 #include "runtime.h"
 
 #include <gtest/gtest.h>
@@ -111,18 +112,7 @@ public:
         << lastError();
     if (!module)
       return;
-    errors.assign(module->kernels.size() * COLLC_ERROR_WORDS, 0);
-    comm.module = module;
-    comm.nranks = nranks;
-    comm.rank = rank;
-    comm.timeoutNs = 2000000000ull;
-    comm.errorHost = errors.data();
-    for (size_t i = 0; i < module->kernels.size(); ++i) {
-      collc::Workspace w;
-      w.kernel = &module->kernels[i];
-      w.error = errors.data() + i * COLLC_ERROR_WORDS;
-      comm.workspaces.push_back(w);
-    }
+    collc::test::fakeComm(comm, module, nranks, rank, errors);
     collc::buildRoutes(&comm, collc::ForceVariant());
   }
   ~FakeComm() {

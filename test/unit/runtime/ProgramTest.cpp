@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeComm.h"
 #include "runtime.h"
 
 #include <gtest/gtest.h>
@@ -104,7 +105,9 @@ void expectRefused(const std::vector<std::string> &kernels,
     EXPECT_TRUE(contains(error, p)) << "missing '" << p << "' in: " << error;
 }
 
-TEST(ProgramManifestTest, ProgramsLoadBesideTheV1Kernel) {
+/// A module with the v1 kernel and three programs: ll16 [0, 64 KiB],
+/// sentinel [64 KiB + 1, 256 KiB], flag [0, `flagHi`].
+std::string threePrograms(unsigned long long flagHi) {
   ProgramEntry ll, sentinel, flag;
   sentinel.name = "collc_all_reduce__one_shot_sentinel_f32_n2";
   sentinel.encoding = "sentinel";
@@ -112,11 +115,13 @@ TEST(ProgramManifestTest, ProgramsLoadBesideTheV1Kernel) {
   sentinel.hi = 262144;
   flag.name = "collc_all_reduce__one_shot_flag_f32_n2";
   flag.encoding = "flag";
+  flag.hi = flagHi;
+  return manifest({kV1Kernel, ll.text(), sentinel.text(), flag.text()});
+}
+
+TEST(ProgramManifestTest, ProgramsLoadBesideTheV1Kernel) {
   collcModule_t m = nullptr;
-  ASSERT_EQ(load(manifest({kV1Kernel, ll.text(), sentinel.text(), flag.text()}),
-                 &m),
-            collcSuccess)
-      << lastError();
+  ASSERT_EQ(load(threePrograms(65536), &m), collcSuccess) << lastError();
   ASSERT_EQ(m->kernels.size(), 4u);
   EXPECT_FALSE(m->kernels[0].isProgram);
   const collc::KernelInfo &s = m->kernels[2];
@@ -178,30 +183,9 @@ TEST(ProgramManifestTest, TheProgramABIVersionIsChecked) {
 class Routing : public ::testing::Test {
 protected:
   void SetUp() override {
-    ProgramEntry ll, sentinel, flag;
-    sentinel.name = "collc_all_reduce__one_shot_sentinel_f32_n2";
-    sentinel.encoding = "sentinel";
-    sentinel.lo = 65537;
-    sentinel.hi = 262144;
-    flag.name = "collc_all_reduce__one_shot_flag_f32_n2";
-    flag.encoding = "flag";
-    flag.hi = 1 << 20;
-    ASSERT_EQ(load(manifest({kV1Kernel, ll.text(), sentinel.text(),
-                             flag.text()}),
-                   &module),
-              collcSuccess)
+    ASSERT_EQ(load(threePrograms(1 << 20), &module), collcSuccess)
         << lastError();
-    errors.assign(module->kernels.size() * COLLC_ERROR_WORDS, 0);
-    comm.module = module;
-    comm.nranks = 2;
-    comm.timeoutNs = 2000000000ull;
-    comm.errorHost = errors.data();
-    for (size_t i = 0; i < module->kernels.size(); ++i) {
-      collc::Workspace w;
-      w.kernel = &module->kernels[i];
-      w.error = errors.data() + i * COLLC_ERROR_WORDS;
-      comm.workspaces.push_back(w);
-    }
+    collc::test::fakeComm(comm, module, 2, 0, errors);
   }
   void TearDown() override {
     if (module)
@@ -210,14 +194,7 @@ protected:
 
   /// The kernel a call of `bytes` runs under `force` ("" = unset).
   std::string route(const char *force, unsigned long long bytes) {
-    collc::ForceVariant f;
-    EXPECT_EQ(collc::parseForceVariant(force, f), collcSuccess) << lastError();
-    collc::buildRoutes(&comm, f);
-    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
-    collc::Workspace *w = collc::pickProgram(r, bytes);
-    if (!w)
-      return r.v1 ? r.v1->kernel->name : "none";
-    return w->kernel->name;
+    return collc::test::routeOf(comm, force, bytes);
   }
 
   collcModule_t module = nullptr;
@@ -393,20 +370,10 @@ TEST(TwoShotTest, ProgramsOfTwoVariantsSplitTheSizes) {
   EXPECT_EQ(m->kernels[2].program.rxBytes, (unsigned long long)two.rx);
   {
     collcComm comm;
-    comm.module = m;
-    comm.nranks = 2;
-    for (size_t i = 0; i < m->kernels.size(); ++i) {
-      collc::Workspace w;
-      w.kernel = &m->kernels[i];
-      comm.workspaces.push_back(w);
-    }
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
     auto route = [&](const char *force, unsigned long long bytes) {
-      collc::ForceVariant f;
-      EXPECT_EQ(collc::parseForceVariant(force, f), collcSuccess);
-      collc::buildRoutes(&comm, f);
-      const collc::Route &r = comm.routes[collcFloat32];
-      collc::Workspace *w = collc::pickProgram(r, bytes);
-      return w ? w->kernel->name : r.v1->kernel->name;
+      return collc::test::routeOf(comm, force, bytes);
     };
     EXPECT_EQ(route("", 65536), one.name);
     EXPECT_EQ(route("", 65537), two.name);

@@ -54,6 +54,27 @@ cuda::elementTypesOf(coll::CollectiveOp collective) {
   return types;
 }
 
+LogicalResult cuda::forEachKernel(
+    coll::CollectiveOp collective, StringRef prefix,
+    llvm::function_ref<LogicalResult(const std::string &, const ElementType &,
+                                     int64_t)>
+        each) {
+  FailureOr<SmallVector<ElementType>> elems = elementTypesOf(collective);
+  if (failed(elems))
+    return failure();
+  for (const ElementType &elem : *elems)
+    for (int64_t n : collective.getWorldSizes())
+      if (failed(each(formatv("{0}_{1}_n{2}", prefix, elem.spelling, n).str(),
+                      elem, n)))
+        return failure();
+  return success();
+}
+
+long long cuda::kernelParamBytes(long long fixed, int pointersPerRank,
+                                 int64_t n) {
+  return fixed + 8ll * pointersPerRank * n + 8ll * collcSizeVectorWords((int)n);
+}
+
 coll::CollectiveOp cuda::collectiveOf(Operation *op, StringRef name) {
   auto module = op->getParentOfType<ModuleOp>();
   return module ? module.lookupSymbol<coll::CollectiveOp>(name)
@@ -432,80 +453,79 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
   int grid = 0;
   for (auto role : roles)
     grid += role.getCtas();
-  FailureOr<SmallVector<cuda::ElementType>> elems =
-      cuda::elementTypesOf(collective);
-  if (failed(elems))
-    return failure();
-  for (const cuda::ElementType &elem : *elems) {
-    for (int64_t n : collective.getWorldSizes()) {
-      std::string kernel =
-          formatv("{0}_{1}_n{2}", prefix, elem.spelling, n).str();
-      // Sizes by value (abi.h): the parameters must fit the launch limit.
-      const long long paramBytes =
-          (long long)sizeof(collcKernelParams) +
-          8ll * collcSizeVectorWords((int)n);
-      if (paramBytes > COLLC_KERNEL_PARAM_LIMIT)
-        return collective.emitError()
-               << "at " << n << " ranks the kernel parameters take "
-               << paramBytes << " bytes (the size vector is 16 bytes a rank), "
-               << "more than the " << COLLC_KERNEL_PARAM_LIMIT
-               << "-byte launch limit; use fewer ranks";
-      os << "extern \"C\" __global__ void __launch_bounds__("
-            "COLLC_KERNEL_THREADS, 1)\n"
-         << kernel << "(const collcKernelParams params,\n"
-         << "    const __grid_constant__ SizeVector<" << n << "> sizes) {\n";
-      os << "  __shared__ __align__(16) char smem[COLLC_ATOM_SMEM_BYTES];\n";
-      if (target.hasPdl())
-        os << "  // Wait for the previous kernel on the stream (programmatic "
-              "dependent launch).\n  collc::dev::griddepcontrol_wait();\n";
-      os << formatv("  using Ctx = Context<{0}, {1}, {2}_desc, {3}, {4}, {5}, "
-                    "{6}>;\n",
-                    elem.cudaType, n, prefix, schedule.getChunkBytes(),
-                    schedule.getStagingSlots(), readyEvents, freeEvents);
-      os << "  Ctx ctx(params, sizes.v);\n";
-      os << "  // The claim (a concurrent call does nothing) and the arrival "
-            "word.\n";
-      os << "  if (!ctx.begin()) return;\n  bool ok = true;\n";
-      os << "  const int b = blockIdx.x;\n";
-      int start = 0;
-      for (auto [i, role] : llvm::enumerate(roles)) {
-        int end = start + role.getCtas();
-        os << formatv("  {0}if (b < {1}) ok = {2}_{3}(ctx, b - {4}, smem);\n",
-                      i ? "else " : "", end, prefix, role.getSymName(), start);
-        start = end;
-      }
-      os << "  if (!ok) return; // A wait timed out; the error is recorded.\n";
-      os << "  if (ctx.arriveLast() && threadIdx.x == 0) {\n";
-      os << formatv("    {0}_advance(ctx);\n", prefix);
-      os << "    ctx.finishCall();\n  }\n";
-      if (target.hasPdl())
-        os << "  collc::dev::griddepcontrol_launch_dependents();\n";
-      os << "}\n\n";
-      if (kernels) {
-        cuda::KernelInfo info =
-            cuda::kernelInfo(kernel, collective, elem, n, grid,
-                             COLLC_KERNEL_THREADS, target.hasPdl());
-        info.chunkBytes = schedule.getChunkBytes();
-        info.slots = schedule.getStagingSlots();
-        info.readyEvents = readyEvents;
-        info.freeEvents = freeEvents;
-        info.parts = transforms.size();
-        info.hasIntermediate = transforms.size() == 2;
-        auto partitions = [&](coll::Layout l) {
-          return vocab::partitions(common::toVocab(l), (int)n);
-        };
-        info.stagingPartitions = partitions(transforms[0].getInput());
-        info.intermediatePartitions =
-            info.hasIntermediate ? partitions(transforms[0].getOutput()) : 0;
-        info.rooted = collective.getRootRole() != coll::Root::none;
-        info.inputLayout = stringifyLayout(collective.getInputLayout()).str();
-        info.outputLayout = stringifyLayout(collective.getOutputLayout()).str();
-        info.variable = coll::isVariable(collective.getInputLayout());
-        kernels->push_back(std::move(info));
-      }
-    }
-  }
-  return success();
+  return cuda::forEachKernel(
+      collective, prefix,
+      [&](const std::string &kernel, const cuda::ElementType &elem,
+          int64_t n) -> LogicalResult {
+        // Sizes by value (abi.h): the parameters must fit the launch limit.
+        const long long paramBytes =
+            cuda::kernelParamBytes(sizeof(collcKernelParams), 0, n);
+        if (paramBytes > COLLC_KERNEL_PARAM_LIMIT)
+          return collective.emitError()
+                 << "at " << n << " ranks the kernel parameters take "
+                 << paramBytes
+                 << " bytes (the size vector is 16 bytes a rank), "
+                 << "more than the " << COLLC_KERNEL_PARAM_LIMIT
+                 << "-byte launch limit; use fewer ranks";
+        os << "extern \"C\" __global__ void __launch_bounds__("
+              "COLLC_KERNEL_THREADS, 1)\n"
+           << kernel << "(const collcKernelParams params,\n"
+           << "    const __grid_constant__ SizeVector<" << n << "> sizes) {\n";
+        os << "  __shared__ __align__(16) char smem[COLLC_ATOM_SMEM_BYTES];\n";
+        if (target.hasPdl())
+          os << "  // Wait for the previous kernel on the stream (programmatic "
+                "dependent launch).\n  collc::dev::griddepcontrol_wait();\n";
+        os << formatv(
+            "  using Ctx = Context<{0}, {1}, {2}_desc, {3}, {4}, {5}, "
+            "{6}>;\n",
+            elem.cudaType, n, prefix, schedule.getChunkBytes(),
+            schedule.getStagingSlots(), readyEvents, freeEvents);
+        os << "  Ctx ctx(params, sizes.v);\n";
+        os << "  // The claim (a concurrent call does nothing) and the arrival "
+              "word.\n";
+        os << "  if (!ctx.begin()) return;\n  bool ok = true;\n";
+        os << "  const int b = blockIdx.x;\n";
+        int start = 0;
+        for (auto [i, role] : llvm::enumerate(roles)) {
+          int end = start + role.getCtas();
+          os << formatv("  {0}if (b < {1}) ok = {2}_{3}(ctx, b - {4}, smem);\n",
+                        i ? "else " : "", end, prefix, role.getSymName(),
+                        start);
+          start = end;
+        }
+        os << "  if (!ok) return; // A wait timed out; the error is "
+              "recorded.\n";
+        os << "  if (ctx.arriveLast() && threadIdx.x == 0) {\n";
+        os << formatv("    {0}_advance(ctx);\n", prefix);
+        os << "    ctx.finishCall();\n  }\n";
+        if (target.hasPdl())
+          os << "  collc::dev::griddepcontrol_launch_dependents();\n";
+        os << "}\n\n";
+        if (kernels) {
+          cuda::KernelInfo info =
+              cuda::kernelInfo(kernel, collective, elem, n, grid,
+                               COLLC_KERNEL_THREADS, target.hasPdl());
+          info.chunkBytes = schedule.getChunkBytes();
+          info.slots = schedule.getStagingSlots();
+          info.readyEvents = readyEvents;
+          info.freeEvents = freeEvents;
+          info.parts = transforms.size();
+          info.hasIntermediate = transforms.size() == 2;
+          auto partitions = [&](coll::Layout l) {
+            return vocab::partitions(common::toVocab(l), (int)n);
+          };
+          info.stagingPartitions = partitions(transforms[0].getInput());
+          info.intermediatePartitions =
+              info.hasIntermediate ? partitions(transforms[0].getOutput()) : 0;
+          info.rooted = collective.getRootRole() != coll::Root::none;
+          info.inputLayout = stringifyLayout(collective.getInputLayout()).str();
+          info.outputLayout =
+              stringifyLayout(collective.getOutputLayout()).str();
+          info.variable = coll::isVariable(collective.getInputLayout());
+          kernels->push_back(std::move(info));
+        }
+        return success();
+      });
 }
 
 LogicalResult cuda::emitCuda(ModuleOp module, const Target &target,

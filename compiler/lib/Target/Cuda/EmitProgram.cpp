@@ -389,62 +389,58 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
       "//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes -===//\n\n",
       collective.getSymName(), variant, encoding, policy.getBandLo(),
       policy.getBandHi());
-  FailureOr<SmallVector<cuda::ElementType>> elems =
-      cuda::elementTypesOf(collective);
-  if (failed(elems))
-    return failure();
-  for (const cuda::ElementType &elem : *elems) {
-    for (int64_t n : collective.getWorldSizes()) {
-      std::string name =
-          formatv("collc_{0}__{1}_{2}_{3}_n{4}", collective.getSymName(),
-                  variant, encoding, elem.spelling, n)
-              .str();
-      // The runtime finds a program by collective, variant and encoding.
-      if (!kernelNames.insert(name).second)
-        return program.emitError()
-               << "a second " << variant << " " << encoding << " program for @"
-               << collective.getSymName() << " (kernel " << name
-               << "); the CUDA backend needs one per collective, variant "
-                  "and encoding";
-      // Parameters by value: the params, N peer pointers, the size vector.
-      // A world size where they do not fit gets no program kernel; the
-      // runtime then runs the v1 kernel, whose parameters are smaller.
-      const long long paramBytes = (long long)sizeof(collcProgramParams) +
-                                   8ll * n +
-                                   8ll * collcSizeVectorWords((int)n);
-      if (paramBytes > COLLC_KERNEL_PARAM_LIMIT) {
-        program.emitWarning()
-            << "no program kernel at " << n << " ranks: its parameters would "
-            << "take " << paramBytes << " bytes (24 bytes a rank), more than "
-            << "the " << COLLC_KERNEL_PARAM_LIMIT
-            << "-byte launch limit; calls at " << n
-            << " ranks run the v1 kernel";
-        continue;
-      }
-      emitKernel(name, elem, n);
-      if (!kernels)
-        continue;
-      cuda::KernelInfo info = cuda::kernelInfo(
-          name, collective, elem, n, policy.getCtas(), policy.getThreads(),
-          policy.getPdl() && target.hasPdl());
-      info.parts = 1;
-      info.inputLayout = snac::stringifyLayout(input.getLayout()).str();
-      info.outputLayout = snac::stringifyLayout(output.getLayout()).str();
-      info.variable = StringRef(info.inputLayout).ends_with("_v");
-      cuda::ProgramInfo p;
-      p.variant = variant;
-      p.encoding = encoding;
-      p.bandLo = policy.getBandLo();
-      p.bandHi = policy.getBandHi();
-      p.slots = policy.getSlots();
-      p.regionBytes = regionBytes(program, n);
-      p.inputPacked = program.isInputPacked();
-      p.speculate = policy.getSpeculate();
-      info.program = p;
-      kernels->push_back(std::move(info));
-    }
-  }
-  return success();
+  std::string prefix =
+      formatv("collc_{0}__{1}_{2}", collective.getSymName(), variant, encoding)
+          .str();
+  return cuda::forEachKernel(
+      collective, prefix,
+      [&](const std::string &name, const cuda::ElementType &elem,
+          int64_t n) -> LogicalResult {
+        // The runtime finds a program by collective, variant and encoding.
+        if (!kernelNames.insert(name).second)
+          return program.emitError()
+                 << "a second " << variant << " " << encoding
+                 << " program for @" << collective.getSymName() << " (kernel "
+                 << name
+                 << "); the CUDA backend needs one per collective, variant "
+                    "and encoding";
+        // Parameters by value: the params, N peer pointers, the size vector.
+        // A world size where they do not fit gets no program kernel; the
+        // runtime then runs the v1 kernel, whose parameters are smaller.
+        const long long paramBytes =
+            cuda::kernelParamBytes(sizeof(collcProgramParams), 1, n);
+        if (paramBytes > COLLC_KERNEL_PARAM_LIMIT) {
+          program.emitWarning()
+              << "no program kernel at " << n << " ranks: its parameters would "
+              << "take " << paramBytes << " bytes (24 bytes a rank), more than "
+              << "the " << COLLC_KERNEL_PARAM_LIMIT
+              << "-byte launch limit; calls at " << n
+              << " ranks run the v1 kernel";
+          return success();
+        }
+        emitKernel(name, elem, n);
+        if (!kernels)
+          return success();
+        cuda::KernelInfo info = cuda::kernelInfo(
+            name, collective, elem, n, policy.getCtas(), policy.getThreads(),
+            policy.getPdl() && target.hasPdl());
+        info.parts = 1;
+        info.inputLayout = snac::stringifyLayout(input.getLayout()).str();
+        info.outputLayout = snac::stringifyLayout(output.getLayout()).str();
+        info.variable = StringRef(info.inputLayout).ends_with("_v");
+        cuda::ProgramInfo p;
+        p.variant = variant;
+        p.encoding = encoding;
+        p.bandLo = policy.getBandLo();
+        p.bandHi = policy.getBandHi();
+        p.slots = policy.getSlots();
+        p.regionBytes = regionBytes(program, n);
+        p.inputPacked = program.isInputPacked();
+        p.speculate = policy.getSpeculate();
+        info.program = p;
+        kernels->push_back(std::move(info));
+        return success();
+      });
 }
 
 bool cuda::hasPrograms(ModuleOp module) {

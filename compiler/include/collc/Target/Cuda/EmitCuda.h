@@ -16,6 +16,7 @@
 #include "collc/vocab.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -56,6 +57,21 @@ std::optional<ElementType> elementTypeOf(mlir::Type type);
 /// kernel with each world size.
 mlir::FailureOr<llvm::SmallVector<ElementType>>
 elementTypesOf(coll::CollectiveOp collective);
+
+/// Calls `each` for every kernel of one schedule or program: each element
+/// type of `collective` (elementTypesOf) at each of its world sizes `n`,
+/// with the kernel's name, `<prefix>_<type spelling>_n<n>`. Stops at the
+/// first failure.
+mlir::LogicalResult forEachKernel(
+    coll::CollectiveOp collective, llvm::StringRef prefix,
+    llvm::function_ref<mlir::LogicalResult(
+        const std::string &name, const ElementType &elem, int64_t n)>
+        each);
+
+/// Bytes of a kernel's parameters at `n` ranks: `fixed` bytes, then
+/// `pointersPerRank` 8-byte words a rank and the size vector (abi.h). A
+/// launch takes at most COLLC_KERNEL_PARAM_LIMIT.
+long long kernelParamBytes(long long fixed, int pointersPerRank, int64_t n);
 
 /// The coll.collective named `name` in the module around `op`, or null: the
 /// collective a schedule or program implements (its element types and world

@@ -152,30 +152,24 @@ template <> struct ULong64<unsigned long, true> {
 /// Overloads of the `_sys` flag functions for `unsigned long` words, so that
 /// code written with nvcc's ::uint64_t (`unsigned long`) calls the same
 /// instructions; they forward to the u64 versions.
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE u64 ld_acquire_sys(const W *p) {
-  return ld_acquire_sys(reinterpret_cast<const u64 *>(p));
-}
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE u64 ld_relaxed_sys(const W *p) {
-  return ld_relaxed_sys(reinterpret_cast<const u64 *>(p));
-}
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE void st_release_sys(W *p, u64 v) {
-  st_release_sys(reinterpret_cast<u64 *>(p), v);
-}
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE void st_relaxed_sys(W *p, u64 v) {
-  st_relaxed_sys(reinterpret_cast<u64 *>(p), v);
-}
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE void red_add_release_sys(W *p, u64 v) {
-  red_add_release_sys(reinterpret_cast<u64 *>(p), v);
-}
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE void red_add_relaxed_sys(W *p, u64 v) {
-  red_add_relaxed_sys(reinterpret_cast<u64 *>(p), v);
-}
+#define COLLC_ULONG64_LOAD(name)                                               \
+  template <typename W, typename detail::ULong64<W>::type = 0>                 \
+  COLLC_DEVICE_INLINE u64 name(const W *p) {                                   \
+    return name(reinterpret_cast<const u64 *>(p));                             \
+  }
+#define COLLC_ULONG64_STORE(name)                                              \
+  template <typename W, typename detail::ULong64<W>::type = 0>                 \
+  COLLC_DEVICE_INLINE void name(W *p, u64 v) {                                 \
+    name(reinterpret_cast<u64 *>(p), v);                                       \
+  }
+COLLC_ULONG64_LOAD(ld_acquire_sys)
+COLLC_ULONG64_LOAD(ld_relaxed_sys)
+COLLC_ULONG64_STORE(st_release_sys)
+COLLC_ULONG64_STORE(st_relaxed_sys)
+COLLC_ULONG64_STORE(red_add_release_sys)
+COLLC_ULONG64_STORE(red_add_relaxed_sys)
+#undef COLLC_ULONG64_LOAD
+#undef COLLC_ULONG64_STORE
 
 /// The %globaltimer register: nanoseconds (see the file comment for its
 /// resolution). Read with `asm volatile` so each call really reads it.
@@ -284,20 +278,17 @@ COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const u64 *p,
 }
 
 /// `unsigned long` overloads of the bounded waits (see ld_acquire_sys).
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE bool wait_geq_acquire_sys(const W *p, u64 target,
-                                              unsigned long long timeoutNs,
-                                              u64 *observed = nullptr) {
-  return wait_geq_acquire_sys(reinterpret_cast<const u64 *>(p), target,
-                              timeoutNs, observed);
-}
-template <typename W, typename detail::ULong64<W>::type = 0>
-COLLC_DEVICE_INLINE bool wait_geq_relaxed_sys(const W *p, u64 target,
-                                              unsigned long long timeoutNs,
-                                              u64 *observed = nullptr) {
-  return wait_geq_relaxed_sys(reinterpret_cast<const u64 *>(p), target,
-                              timeoutNs, observed);
-}
+#define COLLC_ULONG64_WAIT(name)                                               \
+  template <typename W, typename detail::ULong64<W>::type = 0>                 \
+  COLLC_DEVICE_INLINE bool name(const W *p, u64 target,                        \
+                                unsigned long long timeoutNs,                  \
+                                u64 *observed = nullptr) {                     \
+    return name(reinterpret_cast<const u64 *>(p), target, timeoutNs,           \
+                observed);                                                     \
+  }
+COLLC_ULONG64_WAIT(wait_geq_acquire_sys)
+COLLC_ULONG64_WAIT(wait_geq_relaxed_sys)
+#undef COLLC_ULONG64_WAIT
 
 #endif // defined(COLLC_DEVICE_COMPILE)
 

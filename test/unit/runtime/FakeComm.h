@@ -1,0 +1,57 @@
+//===- FakeComm.h - a communicator without a device, for unit tests -------===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLC_TEST_UNIT_RUNTIME_FAKECOMM_H
+#define COLLC_TEST_UNIT_RUNTIME_FAKECOMM_H
+
+#include "runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace collc::test {
+
+/// Makes `comm` a communicator as collcCommInitAll leaves it, minus the
+/// device: rank `rank` of `nranks` on `module`, one workspace per kernel
+/// with its error record in `errors` (ordinary host memory: the runtime only
+/// reads it). Routes are built apart (buildRoutes).
+inline void fakeComm(collcComm &comm, collcModule_t module, int nranks,
+                     int rank, std::vector<unsigned long long> &errors) {
+  errors.assign(module->kernels.size() * COLLC_ERROR_WORDS, 0);
+  comm.module = module;
+  comm.nranks = nranks;
+  comm.rank = rank;
+  comm.timeoutNs = 2000000000ull;
+  comm.errorHost = errors.data();
+  for (size_t i = 0; i < module->kernels.size(); ++i) {
+    collc::Workspace w;
+    w.kernel = &module->kernels[i];
+    w.error = errors.data() + i * COLLC_ERROR_WORDS;
+    comm.workspaces.push_back(w);
+  }
+}
+
+/// The kernel an f32 call of `bytes` to the module's first collective runs
+/// under `force` ("" = unset): its program for that size, else the v1 kernel
+/// ("none" without one).
+inline std::string routeOf(collcComm &comm, const char *force,
+                           unsigned long long bytes) {
+  collc::ForceVariant f;
+  EXPECT_EQ(collc::parseForceVariant(force, f), collcSuccess)
+      << collcGetLastError();
+  collc::buildRoutes(&comm, f);
+  const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
+  collc::Workspace *w = collc::pickProgram(r, bytes);
+  if (!w)
+    return r.v1 ? r.v1->kernel->name : "none";
+  return w->kernel->name;
+}
+
+} // namespace collc::test
+
+#endif // COLLC_TEST_UNIT_RUNTIME_FAKECOMM_H
