@@ -276,7 +276,7 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
 /// The two-shot program of a ReduceScatter-then-AllGather collective:
 ///
 ///   %e = snac.epoch
-///   put          input partition k to rank k (`rx`), every k
+///   put_each     input partition k to rank k (`rx`), every k
 ///   reduce_take  every source's partition of this rank, in rank order,
 ///                into output partition `rank` (the one-shot bits: FP32
 ///                accumulation, rounded once)
@@ -285,8 +285,9 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
 ///                partition (snac.put's verifier says why)
 ///   take         rank q's forwarded partition into output partition q
 ///
-/// Peers are visited from rank + 1 on, so that no rank is everyone's first
-/// target. Each phase has its own receive buffer; every (source, consumer)
+/// The forwards and the takes visit peers from rank + 1 on, so that no rank
+/// is everyone's first target (the batched ops cannot say that: they stay
+/// loops). Each phase has its own receive buffer; every (source, consumer)
 /// pair exchanges one region of each every call (an empty partition still
 /// publishes its padding unit), so two slots are enough for both.
 void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
@@ -332,7 +333,6 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
   auto rx = FlatSymbolRefAttr::get(ctx, "rx");
   auto fwd = FlatSymbolRefAttr::get(ctx, "fwd");
 
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value epoch = snac::EpochOp::create(b, loc, b.getI64Type());
   auto loop = [&](Value from, function_ref<void(Value)> bodyFn) {
@@ -347,9 +347,10 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
     return arith::RemUIOp::create(b, loc, sum, n).getResult();
   };
 
-  loop(zero, [&](Value k) {
-    snac::PutOp::create(b, loc, input, k, rx, epoch, k);
-  });
+  // The reduce-scatter phase's exchange is one-shot ReduceScatter's: every
+  // partition k to rank k in one op (the device issues every peer's loads of
+  // a thread-step before its stores, docs/snac.md).
+  snac::PutEachOp::create(b, loc, input, rx, epoch);
   snac::ReduceTakeOp::create(
       b, loc, snac::ReductionAttr::get(ctx, *shot.reduction), rx,
       epoch, output, rank);
