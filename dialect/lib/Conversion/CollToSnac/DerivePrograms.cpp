@@ -335,8 +335,9 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
 
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value epoch = snac::EpochOp::create(b, loc, b.getI64Type());
-  auto loop = [&](Value from, function_ref<void(Value)> bodyFn) {
-    auto op = scf::ForOp::create(b, loc, from, n, one);
+  // A loop over i in [1, n): the forwards and the takes.
+  auto loop = [&](function_ref<void(Value)> bodyFn) {
+    auto op = scf::ForOp::create(b, loc, one, n, one);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(op.getBody());
     bodyFn(op.getInductionVar());
@@ -354,10 +355,10 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
   snac::ReduceTakeOp::create(
       b, loc, snac::ReductionAttr::get(ctx, *shot.reduction), rx,
       epoch, output, rank);
-  loop(one, [&](Value i) {
+  loop([&](Value i) {
     snac::PutOp::create(b, loc, output, rank, fwd, epoch, peer(i));
   });
-  loop(one, [&](Value i) {
+  loop([&](Value i) {
     Value q = peer(i);
     snac::TakeOp::create(b, loc, fwd, epoch, q, output, q);
   });
