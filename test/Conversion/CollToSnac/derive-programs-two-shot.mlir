@@ -12,12 +12,9 @@
 // CHECK-NEXT:    snac.program_buffer @output output scattered sizes row
 // CHECK-NEXT:    snac.program_buffer @rx receive scattered sizes column
 // CHECK-NEXT:    snac.program_buffer @fwd receive scattered sizes row
-// CHECK-NEXT:    %[[C0:.+]] = arith.constant 0 : index
 // CHECK-NEXT:    %[[C1:.+]] = arith.constant 1 : index
 // CHECK-NEXT:    %[[E:.+]] = snac.epoch
-// CHECK-NEXT:    scf.for %[[K:.+]] = %[[C0]] to %[[N]] step %[[C1]] {
-// CHECK-NEXT:      snac.put @input[%[[K]]] -> @rx[%[[E]]] to %[[K]]
-// CHECK-NEXT:    }
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
 // CHECK-NEXT:    snac.reduce_take max @rx[%[[E]], *] -> @output[%[[RANK]]]
 // CHECK-NEXT:    scf.for %[[I:.+]] = %[[C1]] to %[[N]] step %[[C1]] {
 // CHECK-NEXT:      %[[S:.+]] = arith.addi %[[RANK]], %[[I]] : index

@@ -68,7 +68,7 @@ snac.program for @two_shot variant two_shot policy #snac.policy<encoding = ll16,
   snac.program_buffer @rx receive scattered sizes column
   snac.program_buffer @fwd receive scattered sizes row
   %e = snac.epoch
-  snac.put @input[%r] -> @rx[%e] to %r
+  snac.put_each @input -> @rx[%e]
   snac.reduce_take sum @rx[%e, *] -> @output[%r]
   snac.put @output[%r] -> @fwd[%e] to all
   snac.take @fwd[%e, %r] -> @output[%r]

@@ -77,6 +77,42 @@ snac.program for @two_puts variant one_shot policy #snac.policy<encoding = ll16,
   snac.take_each @rx[%e] -> @output
 }
 
+// Two-shot, as coll-derive-programs derives it: the put_each of the first
+// phase is not the last remote write; the forwards are, so the launch goes
+// after their loop (the verifier refuses one right after the put_each,
+// program-two-shot-invalid.mlir).
+// CHECK-LABEL: snac.program for @two_shot
+// CHECK:         snac.put_each
+// CHECK-NEXT:    snac.reduce_take
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      arith.addi
+// CHECK-NEXT:      arith.remui
+// CHECK-NEXT:      snac.put @output
+// CHECK-NEXT:    }
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    scf.for
+snac.program for @two_shot variant two_shot policy #snac.policy<encoding = ll16, slots = 2, band = [65537, 1048576], ctas = 16, threads = 512, grain = 8, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output scattered sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  snac.program_buffer @fwd receive scattered sizes row
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.reduce_take sum @rx[%e, *] -> @output[%r]
+  scf.for %i = %c1 to %n step %c1 {
+    %s = arith.addi %r, %i : index
+    %q = arith.remui %s, %n : index
+    snac.put @output[%r] -> @fwd[%e] to %q
+  }
+  scf.for %i = %c1 to %n step %c1 {
+    %s = arith.addi %r, %i : index
+    %q = arith.remui %s, %n : index
+    snac.take @fwd[%e, %q] -> @output[%q]
+  }
+}
+
 // Without PDL: none, and one written by hand is removed.
 // CHECK-LABEL: snac.program for @no_pdl
 // CHECK:         snac.put

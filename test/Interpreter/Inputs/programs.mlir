@@ -77,12 +77,9 @@ snac.program for @all_reduce variant two_shot policy #snac.policy<encoding = fla
   snac.program_buffer @output output scattered sizes row
   snac.program_buffer @rx receive scattered sizes column
   snac.program_buffer @fwd receive scattered sizes row
-  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.reduce_take sum @rx[%e, *] -> @output[%r]
   scf.for %i = %c1 to %n step %c1 {
     %s = arith.addi %r, %i : index

@@ -14,7 +14,8 @@
 // Regions hold one partition of the band's top (abi.h collcRxPayloadBytes:
 // 1 MiB over 2 ranks, 512 KiB, plus 128 flag words = 525312 bytes; over 4
 // ranks 256 KiB + 1 KiB). The output's partitions are sized by this
-// rank's row (OutputByRow). The forward's epoch addresses the second
+// rank's row (OutputByRow). The reduce-scatter phase is one put_each, as
+// in one-shot ReduceScatter. The forward's epoch addresses the second
 // receive buffer (`e.in(1)`); launch_dependents follows it.
 // CHECK-LABEL: //===- @all_reduce: two_shot program, flag, band [65537, 1048576] bytes -===//
 // CHECK:      collc_all_reduce__two_shot_flag_bf16_n2(collcProgramParams p, collc::prog::Peers<2> rx,
@@ -22,9 +23,8 @@
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/false, /*OutputByRow=*/true> g(p, rx, sizes);
 // CHECK-NEXT:   g.wait_previous();
 // CHECK-NEXT:   const Epoch e = g.epoch();
-// CHECK-NEXT:   for (long long [[K:v[0-9]+]] = 0; [[K]] < 2; [[K]] += 1) {
-// CHECK-NEXT:     g.put(/*op=*/0, e, g.input(/*part=*/[[K]]), g.count(/*producer=*/g.rank(), /*part=*/[[K]]), [[K]]);
-// CHECK-NEXT:   }
+// CHECK-NEXT:   g.put_each(/*op=*/0, e, [&](int k) { return g.input(/*part=*/k); },
+// CHECK-NEXT:              [&](int k) { return g.count(/*producer=*/g.rank(), /*part=*/k); });
 // CHECK-NEXT:   g.reduce_take<RedOp::Sum>(/*op=*/1, e, g.output(/*part=*/g.rank()), g.count(/*producer=*/g.rank(), /*part=*/g.rank()));
 // CHECK-NEXT:   for (long long [[I:v[0-9]+]] = 1; [[I]] < 2; [[I]] += 1) {
 // CHECK-NEXT:     const long long [[S:v[0-9]+]] = g.rank() + [[I]];
@@ -63,12 +63,9 @@ snac.program for @all_reduce variant two_shot policy #snac.policy<encoding = fla
   snac.program_buffer @output output scattered sizes row
   snac.program_buffer @rx receive scattered sizes column
   snac.program_buffer @fwd receive scattered sizes row
-  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.reduce_take sum @rx[%e, *] -> @output[%r]
   scf.for %i = %c1 to %n step %c1 {
     %s = arith.addi %r, %i : index
@@ -88,12 +85,9 @@ snac.program for @all_reduce variant two_shot policy #snac.policy<encoding = ll1
   snac.program_buffer @output output scattered sizes row
   snac.program_buffer @rx receive scattered sizes column
   snac.program_buffer @fwd receive scattered sizes row
-  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.reduce_take sum @rx[%e, *] -> @output[%r]
   scf.for %i = %c1 to %n step %c1 {
     %s = arith.addi %r, %i : index
@@ -113,12 +107,9 @@ snac.program for @all_reduce variant two_shot policy #snac.policy<encoding = sen
   snac.program_buffer @output output scattered sizes row
   snac.program_buffer @rx receive scattered sizes column
   snac.program_buffer @fwd receive scattered sizes row
-  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %e = snac.epoch
-  scf.for %k = %c0 to %n step %c1 {
-    snac.put @input[%k] -> @rx[%e] to %k
-  }
+  snac.put_each @input -> @rx[%e]
   snac.reduce_take sum @rx[%e, *] -> @output[%r]
   scf.for %i = %c1 to %n step %c1 {
     %s = arith.addi %r, %i : index

@@ -276,7 +276,7 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
 /// The two-shot program of a ReduceScatter-then-AllGather collective:
 ///
 ///   %e = snac.epoch
-///   put          input partition k to rank k (`rx`), every k
+///   put_each     input partition k to rank k (`rx`), every k
 ///   reduce_take  every source's partition of this rank, in rank order,
 ///                into output partition `rank` (the one-shot bits: FP32
 ///                accumulation, rounded once)
@@ -285,8 +285,9 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
 ///                partition (snac.put's verifier says why)
 ///   take         rank q's forwarded partition into output partition q
 ///
-/// Peers are visited from rank + 1 on, so that no rank is everyone's first
-/// target. Each phase has its own receive buffer; every (source, consumer)
+/// The forwards and the takes visit peers from rank + 1 on, so that no rank
+/// is everyone's first target (the batched ops cannot say that: they stay
+/// loops). Each phase has its own receive buffer; every (source, consumer)
 /// pair exchanges one region of each every call (an empty partition still
 /// publishes its padding unit), so two slots are enough for both.
 void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
@@ -332,11 +333,11 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
   auto rx = FlatSymbolRefAttr::get(ctx, "rx");
   auto fwd = FlatSymbolRefAttr::get(ctx, "fwd");
 
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value epoch = snac::EpochOp::create(b, loc, b.getI64Type());
-  auto loop = [&](Value from, function_ref<void(Value)> bodyFn) {
-    auto op = scf::ForOp::create(b, loc, from, n, one);
+  // A loop over i in [1, n): the forwards and the takes.
+  auto loop = [&](function_ref<void(Value)> bodyFn) {
+    auto op = scf::ForOp::create(b, loc, one, n, one);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(op.getBody());
     bodyFn(op.getInductionVar());
@@ -347,16 +348,17 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
     return arith::RemUIOp::create(b, loc, sum, n).getResult();
   };
 
-  loop(zero, [&](Value k) {
-    snac::PutOp::create(b, loc, input, k, rx, epoch, k);
-  });
+  // The reduce-scatter phase's exchange is one-shot ReduceScatter's: every
+  // partition k to rank k in one op (the device issues every peer's loads of
+  // a thread-step before its stores, docs/snac.md).
+  snac::PutEachOp::create(b, loc, input, rx, epoch);
   snac::ReduceTakeOp::create(
       b, loc, snac::ReductionAttr::get(ctx, *shot.reduction), rx,
       epoch, output, rank);
-  loop(one, [&](Value i) {
+  loop([&](Value i) {
     snac::PutOp::create(b, loc, output, rank, fwd, epoch, peer(i));
   });
-  loop(one, [&](Value i) {
+  loop([&](Value i) {
     Value q = peer(i);
     snac::TakeOp::create(b, loc, fwd, epoch, q, output, q);
   });
