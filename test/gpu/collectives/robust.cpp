@@ -587,7 +587,8 @@ void runShapes(World &w) {
 //===----------------------------------------------------------------------===//
 
 /// One rank of an `n`-rank world never launches; every survivor must name
-/// it as the rank that never arrived, and say whom it was waiting for.
+/// it as the rank that never arrived (v1) or whose data never came (a
+/// program), and say whom it was waiting for.
 void stallAt(int n, int victim, const std::string &moduleFile, Group &g) {
   World x;
   x.initSingle(n);
@@ -633,10 +634,21 @@ void stallAt(int n, int victim, const std::string &moduleFile, Group &g) {
     collcResult_t e = collcSuccess;
     collcCommGetAsyncError(comms[l], &e);
     std::string m = collcGetLastError();
-    // "waiting for event ... from rank q" or "(releases from its consumers)".
-    bool says = m.find(" from rank ") != std::string::npos ||
-                m.find("releases from its consumers") != std::string::npos;
-    bool ok = e == collcTimeout && m.find(named) != std::string::npos &&
+    // v1: "waiting for event ... from rank q" or "(releases from its
+    // consumers)", after the arrival counter's "rank V never arrived". A
+    // SNAC v2 program has no arrival counter: its wait names the rank whose
+    // data never came, "waiting for rank V's data ... rank V did not make
+    // this call".
+    const std::string victimName = "rank " + std::to_string(victim);
+    bool program = m.find(", program ") != std::string::npos;
+    bool says = program ? m.find("waiting for " + victimName + "'s data") !=
+                              std::string::npos
+                        : m.find(" from rank ") != std::string::npos ||
+                              m.find("releases from its consumers") !=
+                                  std::string::npos;
+    bool ok = e == collcTimeout &&
+              m.find(program ? victimName + " did not make this call"
+                             : named) != std::string::npos &&
               m.find("ranks ") == std::string::npos && says;
     log("%s %s: survivor rank %d after %.2f s: %s", ok ? "ok" : "FAIL",
         label.c_str(), l, dt, m.c_str());
