@@ -504,7 +504,8 @@ public:
   /// rounded once. Not written over acquire(): that form (reduction after
   /// the check, addresses recomputed or held per unit) measured 1.7x slower
   /// at 8 ranks sharing one H200 for 256 KiB-1 MiB (bench/results/
-  /// 2026-12-01-nvidia-h200/step3).
+  /// 2026-12-01-nvidia-h200/step3); this one is step 2's, over the same
+  /// unit operations.
   template <RedOp kOp>
   COLLC_DEVICE_INLINE void reduce_take(int op, Epoch e, E *dst,
                                        long long count) {
@@ -512,106 +513,33 @@ public:
       return;
     const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
     const int s = slot(e);
-    if constexpr (Enc == Encoding::ll16) {
+    if constexpr (Enc != Encoding::flag) {
       const uint32_t seq = seqOf(e);
-      const long long units = unitsOf(count, 8);
+      const long long units = unitsOf(count, kUnitBytes);
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
         auto at = [&](int q, long long j) {
-          return reinterpret_cast<const dev::ll::Packet *>(myRegion(s, q)) + j;
+          return reinterpret_cast<Unit *>(myRegion(s, q)) + j;
         };
-        if constexpr (Speculate) {
-          // Every packet of the step is loaded and reduced, then all are
-          // validated in one check (both sequence words of each: a packet
-          // is one 16-byte access, so a valid one carries its own data);
-          // on failure only the failing packets are waited for, and the
-          // step is reduced again.
-          dev::ll::Packet pk[Grain][N];
-          u64 r[Grain];
-          bool ok = true;
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q)
-              if (j < units)
-                pk[g][q] = detail::ll_load(at(q, j));
-          }
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            u64 w[N];
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q) {
-              w[q] = llPayload(pk[g][q]);
-              ok &= llValid(pk[g][q], seq);
-            }
-            r[g] = W::template reduce<kOp, N>(w);
-          }
-          if (!ok) {
-            COLLC_PRAGMA_UNROLL
-            for (int g = 0; g < Grain; ++g) {
-              const long long j = j0 + g * threads_;
-              if (j >= units)
-                continue;
-              u64 w[N];
-              COLLC_PRAGMA_UNROLL
-              for (int q = 0; q < N; ++q) {
-                w[q] = llPayload(pk[g][q]);
-                if (!llValid(pk[g][q], seq) &&
-                    !llWaitPayload(op, e, seq, q, at(q, j), j, &w[q]))
-                  return;
-              }
-              r[g] = W::template reduce<kOp, N>(w);
-            }
-          }
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j < units)
-              W::store(dst, j * kLanes8, count, aligned, r[g]);
-          }
-        } else {
-          // Readiness first: each source's packet is waited for before the
-          // next source is read.
-          COLLC_PRAGMA_UNROLL
-          for (int g = 0; g < Grain; ++g) {
-            const long long j = j0 + g * threads_;
-            if (j >= units)
-              continue;
-            u64 w[N];
-            COLLC_PRAGMA_UNROLL
-            for (int q = 0; q < N; ++q)
-              if (!llWaitPayload(op, e, seq, q, at(q, j), j, &w[q]))
-                return;
-            W::store(dst, j * kLanes8, count, aligned,
-                     W::template reduce<kOp, N>(w));
-          }
-        }
-      }
-    } else if constexpr (Enc == Encoding::sentinel) {
-      const long long units = unitsOf(count, 16);
-      for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
-        auto at = [&](int q, long long j) {
-          return reinterpret_cast<dev::sentinel::Pack16 *>(myRegion(s, q)) + j;
-        };
-        dev::sentinel::Pack16 pk[Grain][N];
+        Unit pk[Grain][N];
         auto reduce = [&](int g) {
-          u64 lo[N], hi[N];
+          Payload w[N];
           COLLC_PRAGMA_UNROLL
-          for (int q = 0; q < N; ++q) {
-            lo[q] = pk[g][q].lo;
-            hi[q] = pk[g][q].hi;
-          }
-          return dev::sentinel::Pack16{W::template reduce<kOp, N>(lo),
-                                       W::template reduce<kOp, N>(hi)};
+          for (int q = 0; q < N; ++q)
+            w[q] = payloadOf(pk[g][q]);
+          return reducePayloads<kOp>(w);
+        };
+        // A sentinel unit is re-armed by its sole reader once validated.
+        auto rearm = [&](int q, long long j) {
+          if constexpr (Enc == Encoding::sentinel)
+            dev::sentinel::rearm(at(q, j));
         };
         if constexpr (Speculate) {
-          // Load and reduce the whole step, then one check (no 64-bit half
-          // equal to the pattern, in any unit); on failure wait for the
-          // failing units only and reduce again. Re-armed once validated.
-          dev::sentinel::Pack16 r[Grain];
+          // Every unit of the step is loaded and reduced, then all are
+          // validated in one check (each unit carries its own readiness:
+          // LL16 both sequence words of its single 16-byte access, sentinel
+          // no 64-bit half equal to the pattern); on failure only the
+          // failing units are waited for, and the step is reduced again.
+          Payload r[Grain];
           bool ok = true;
           COLLC_PRAGMA_UNROLL
           for (int g = 0; g < Grain; ++g) {
@@ -619,7 +547,7 @@ public:
             COLLC_PRAGMA_UNROLL
             for (int q = 0; q < N; ++q)
               if (j < units)
-                pk[g][q] = dev::sentinel::load(at(q, j));
+                pk[g][q] = loadUnit(at(q, j));
           }
           COLLC_PRAGMA_UNROLL
           for (int g = 0; g < Grain; ++g) {
@@ -628,7 +556,7 @@ public:
               continue;
             COLLC_PRAGMA_UNROLL
             for (int q = 0; q < N; ++q)
-              ok &= dev::sentinel::is_ready(pk[g][q]);
+              ok &= unitReady(pk[g][q], seq);
             r[g] = reduce(g);
           }
           COLLC_PRAGMA_UNROLL
@@ -639,19 +567,19 @@ public:
             if (!ok) {
               COLLC_PRAGMA_UNROLL
               for (int q = 0; q < N; ++q)
-                if (!dev::sentinel::is_ready(pk[g][q]) &&
-                    !sentinelWait(op, e, q, at(q, j), j, &pk[g][q]))
+                if (!unitReady(pk[g][q], seq) &&
+                    !waitUnit(op, e, seq, q, at(q, j), j, &pk[g][q]))
                   return;
               r[g] = reduce(g);
             }
             COLLC_PRAGMA_UNROLL
             for (int q = 0; q < N; ++q)
-              dev::sentinel::rearm(at(q, j));
-            store16(dst, j * kLanes16, count, aligned, r[g]);
+              rearm(q, j);
+            storePayload(dst, j, count, aligned, r[g]);
           }
         } else {
-          // Readiness first: each source's unit is waited for (and re-armed)
-          // before the next source is read.
+          // Readiness first: each source's unit is waited for (and
+          // re-armed) before the next source is read.
           COLLC_PRAGMA_UNROLL
           for (int g = 0; g < Grain; ++g) {
             const long long j = j0 + g * threads_;
@@ -659,11 +587,11 @@ public:
               continue;
             COLLC_PRAGMA_UNROLL
             for (int q = 0; q < N; ++q) {
-              if (!sentinelWait(op, e, q, at(q, j), j, &pk[g][q]))
+              if (!waitUnit(op, e, seq, q, at(q, j), j, &pk[g][q]))
                 return;
-              dev::sentinel::rearm(at(q, j));
+              rearm(q, j);
             }
-            store16(dst, j * kLanes16, count, aligned, reduce(g));
+            storePayload(dst, j, count, aligned, reduce(g));
           }
         }
       }
@@ -837,16 +765,6 @@ private:
       *out = v;
     return state == dev::PollState::Ready ||
            waitFailed(state, op, e, source, j * kLanes8);
-  }
-
-  COLLC_DEVICE_INLINE bool llWaitPayload(int op, Epoch e, uint32_t seq,
-                                         int source, const dev::ll::Packet *at,
-                                         long long j, u64 *payload) {
-    dev::ll::Packet v;
-    if (!llWait(op, e, seq, source, at, j, &v))
-      return false;
-    *payload = llPayload(v);
-    return true;
   }
 
   /// SENTINEL: polls unit `j` of `source` until neither half is armed; the
