@@ -204,6 +204,10 @@ private:
     return sizes[call][p][k];
   }
   int64_t partsOf(const BufferInfo &b) const { return b.packed ? 1 : n; }
+  /// The slot of receive buffer `rx` that call `call` (epoch call + 1) uses.
+  static int slotOf(const BufferInfo &rx, int call) {
+    return rx.firstSlot + static_cast<int>((call + 1) % rx.slots);
+  }
   int64_t offsetOf(const BufferInfo &b, int call, int r, int64_t j) const {
     int64_t off = 0;
     for (int64_t i = 0; i < j; ++i)
@@ -544,9 +548,6 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
                                 std::vector<PStep> &steps, int rank, int worker,
                                 int call) {
   int64_t epoch = call + 1;
-  auto slotOf = [&](const BufferInfo *rx) {
-    return rx->firstSlot + static_cast<int>(epoch % rx->slots);
-  };
   const BufferInfo *src, *dst;
   auto srcIt = buffers.find(srcRef.getValue());
   bool forward =
@@ -574,7 +575,7 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
   if (fault == "padding-dropped" && count == 0)
     return true;
   PStep base{PStep::Put, op};
-  base.slot = slotOf(dst);
+  base.slot = slotOf(*dst, call);
   base.forward = forward;
   base.epoch = epoch;
   base.tag = epoch + (fault == "wrong-sequence-next"       ? 1
@@ -619,9 +620,6 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
                                  std::vector<PStep> &steps, int rank,
                                  int worker, int call) {
   int64_t epoch = call + 1;
-  auto slotOf = [&](const BufferInfo *rx) {
-    return rx->firstSlot + static_cast<int>(epoch % rx->slots);
-  };
   const BufferInfo *rx, *dst;
   if (!bufferOf(op, srcRef, snac::BufferKind::receive, rx) ||
       !bufferOf(op, dstRef, snac::BufferKind::output, dst))
@@ -645,7 +643,7 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
     return true;
   int64_t total = unitsFor(want);
   PStep base{PStep::Take, op};
-  base.slot = slotOf(rx);
+  base.slot = slotOf(*rx, call);
   base.epoch = epoch;
   if (red)
     base.red = *red;

@@ -395,6 +395,15 @@ static LogicalResult verifyTake(Operation *op, FlatSymbolRefAttr srcRef,
   return verifyEpoch(op, epoch);
 }
 
+/// A push (put, put_each) writes into a receive buffer, at a call's epoch.
+static LogicalResult verifyPushInto(Operation *op, FlatSymbolRefAttr dstRef,
+                                    ProgramBufferOp dst, Value epoch) {
+  if (dst.getKind() != BufferKind::receive)
+    return op->emitOpError() << "pushes into '" << dstRef.getValue()
+                             << "', which is not a receive buffer";
+  return verifyEpoch(op, epoch);
+}
+
 LogicalResult PutOp::verify() {
   FailureOr<ProgramBufferOp> src = lookupProgramBuffer(*this, getSrcAttr());
   FailureOr<ProgramBufferOp> dst = lookupProgramBuffer(*this, getDstAttr());
@@ -408,10 +417,7 @@ LogicalResult PutOp::verify() {
                          << "', which is neither the program's input nor "
                             "its output";
   }
-  if (dst->getKind() != BufferKind::receive)
-    return emitOpError() << "pushes into '" << getDst()
-                         << "', which is not a receive buffer";
-  return verifyEpoch(*this, getEpoch());
+  return verifyPushInto(*this, getDstAttr(), *dst, getEpoch());
 }
 
 /// A forward reads output elements with no wait and no barrier: correct only
@@ -471,10 +477,7 @@ LogicalResult PutEachOp::verify() {
                          << stringifyLayout(src->getLayout())
                          << "' has one partition (put it to all with "
                             "snac.put)";
-  if (dst->getKind() != BufferKind::receive)
-    return emitOpError() << "pushes into '" << getDst()
-                         << "', which is not a receive buffer";
-  return verifyEpoch(*this, getEpoch());
+  return verifyPushInto(*this, getDstAttr(), *dst, getEpoch());
 }
 
 /// take_each copies source p's region into partition p of its destination,
