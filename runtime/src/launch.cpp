@@ -339,27 +339,28 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   const long long key = selectionBytes(*c, sizes.data(), n, r, eb);
   if (Workspace *program =
           key < 0 ? nullptr : pickProgram(route, (unsigned long long)key)) {
-    // The size vector by value; a packed program input of a scattered
-    // collective (the one-shot form of all_reduce) reads each rank's
-    // whole row as its size.
+    // The size vector by value: this rank's row and column of the
+    // program's size matrix (vocab::programSize: a packed program input
+    // of a scattered collective, the one-shot AllReduce, reads each rank's
+    // whole row; a rooted call's is shaped by the root).
     constexpr int kStackRanks = 128;
-    long long local[2 * kStackRanks], packed[kStackRanks];
+    long long local[2 * kStackRanks];
     std::vector<long long> heap;
-    long long *vec = local, *rows = packed;
+    long long *vec = local;
     if (n > kStackRanks) {
-      heap.resize((size_t)3 * n);
+      heap.resize((size_t)2 * n);
       vec = heap.data();
-      rows = heap.data() + 2 * n;
     }
-    if (program->kernel->program.inputPacked && parts != 1) {
-      for (int p = 0; p < n; ++p) {
-        rows[p] = 0;
-        for (int k = 0; k < parts; ++k)
-          rows[p] += sizes[(size_t)p * parts + k];
-      }
-      collcFillSizeVector(rows, n, 1, r, vec);
-    } else {
-      collcFillSizeVector(sizes.data(), n, parts, r, vec);
+    // (collcFillSizeVector's layout: a packed input's vector is every
+    // rank's size, twice.)
+    const ProgramInfo &g = program->kernel->program;
+    auto size = [&](int p, int k) {
+      return vocab::programSize(g.root, root, sizes.data(), parts,
+                                g.inputPacked ? 1 : n, p, k);
+    };
+    for (int i = 0; i < n; ++i) {
+      vec[i] = g.inputPacked ? size(i, 0) : size(r, i);
+      vec[n + i] = g.inputPacked ? size(i, 0) : size(i, r);
     }
     return launchProgram(comm, program, sendbuff, recvbuff, vec, cuStream);
   }

@@ -179,6 +179,14 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   g.rxFill = (int)r.num(*p, "rx_fill", where);
   g.counterWords = (int)r.num(*p, "counter_words", where);
   g.inputPacked = r.flag(*p, "input_packed", where);
+  // Optional (format_version 1 kept): absent means an unrooted program.
+  if (p->contains("root")) {
+    const std::string root = r.str(*p, "root", where);
+    if (r.error.empty() &&
+        !vocab::parse(root.data(), root.size(), g.root))
+      return r.fail(where + ": unknown root " + quote(root) +
+                    ", expected \"none\", \"producer\" or \"consumer\"");
+  }
   // Optional (added with format_version 1 kept): absent means false.
   if (p->contains("speculate")) {
     if (!(*p)["speculate"].is_boolean())
@@ -346,6 +354,14 @@ void checkWhole(Reader &r, const Manifest &m) {
     else if (it->second->find(".entry " + k.name + "(") == std::string::npos)
       r.fail(where + ": kernel " + quote(k.name) + " is not in the PTX of " +
              quote(k.target));
+    // A rooted call's sizes must be shaped, an unrooted call's must not.
+    const CollectiveInfo *c = m.findCollective(k.collective);
+    if (r.error.empty() && k.isProgram && c &&
+        c->rooted() != (k.program.root != vocab::Root::None))
+      r.fail(where + ": program " + quote(k.name) + " has root " +
+             quote(vocab::spelling(k.program.root)) + " but collective " +
+             quote(k.collective) +
+             (c->rooted() ? " is rooted" : " is not rooted"));
   }
 }
 

@@ -71,6 +71,8 @@ struct ProgramInfo {
   unsigned long long regionBytes = 0, rxBytes = 0;
   int rxFill = 0, counterWords = 0;
   bool inputPacked = true;
+  /// How a rooted call's sizes become the program's (vocab::programSize).
+  vocab::Root root = vocab::Root::None;
   /// Speculative takes (informative: the kernel is compiled with it).
   bool speculate = false;
 };

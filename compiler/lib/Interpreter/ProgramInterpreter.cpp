@@ -48,6 +48,7 @@
 
 #include "Common.h"
 #include "collc/device/snac/abi.h"
+#include "collc/vocab.h"
 #include "Search.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -365,10 +366,15 @@ bool ProgramSimulator::prepare() {
   }
   if (!input || !output)
     return fail(nullptr, "the program has no input or output buffer");
-  for (const sim::Transform &t : model.parts)
-    if (t.root != sim::Root::None)
-      return fail(nullptr, "rooted collectives have no program (their reuse "
-                           "is not proven by a symmetric exchange)");
+  bool rooted = llvm::any_of(model.parts, [](const sim::Transform &t) {
+    return t.root != sim::Root::None;
+  });
+  auto shape = static_cast<vocab::Root>(program.getRootShape());
+  if (rooted != (shape != vocab::Root::None))
+    return fail(nullptr, rooted ? "the collective is rooted but the program "
+                                  "has no `root` sizing rule"
+                                : "the program has a `root` sizing rule but "
+                                  "the collective is not rooted");
 
   // Calls: sizes within the band (and small), inputs and expected outputs.
   for (int call = 0; call < o.calls; ++call) {
@@ -392,25 +398,33 @@ bool ProgramSimulator::prepare() {
     // on lo (the runtime sends such calls to another kernel), and small
     // calls keep the search tractable for a band that starts high
     // (two-shot's).
+    // The root moves every call: consecutive calls have different roots,
+    // so a slot reused across them is written by a new producer.
+    int root = rooted ? static_cast<int>((o.seed + call) % n) : 0;
     sim::CallArgs args =
-        sim::makeCallArgs(model, n, 0, o.shape, count, callSeed);
+        sim::makeCallArgs(model, n, root, o.shape, count, callSeed);
+    // The program's size matrix from the call's, as the runtime forms it
+    // (vocab::programSize); the reference below is the collective's own.
+    const int sParts = static_cast<int>(args.sizes[0].size());
+    std::vector<long long> flat;
+    for (const std::vector<int64_t> &row : args.sizes)
+      flat.insert(flat.end(), row.begin(), row.end());
     std::vector<std::vector<int64_t>> m(n);
     std::vector<std::vector<uint32_t>> in;
     for (int r = 0; r < n; ++r) {
       sim::BufferGeometry g = sim::inputGeometry(model, args, 0, r);
-      if (input->packed)
-        m[r] = {g.total};
-      else if (program.getVariant() == snac::Variant::two_shot)
+      if (program.getVariant() == snac::Variant::two_shot)
         // The runtime's split of a typed AllReduce's count: uneven, and
         // empty partitions for small counts (padding units).
         for (int k = 0; k < n; ++k)
           m[r].push_back(collcEvenSplitAt(g.total, n, elemBytes, k));
-      else
-        for (const sim::Partition &p : g.parts)
-          m[r].push_back(p.size);
-      if (!input->packed && static_cast<int>(m[r].size()) != n)
+      else if (!input->packed && sParts != n && shape != vocab::Root::Consumer)
         return fail(nullptr, "the program's input is scattered but the "
                              "collective's is packed");
+      else
+        for (int k = 0; k < (input->packed ? 1 : n); ++k)
+          m[r].push_back(vocab::programSize(shape, root, flat.data(), sParts,
+                                            input->packed ? 1 : n, r, k));
       int64_t bytes = g.total * elemBytes;
       if (bytes > bandHi)
         return fail(nullptr,

@@ -184,6 +184,35 @@ COLLC_VOCAB_FN bool writesOutput(Root role, int r, int root) {
 }
 
 //===----------------------------------------------------------------------===//
+// Program sizes (SNAC v2): the size matrix of a program's input from a
+// call's (docs/snac.md, "Rooted programs")
+//===----------------------------------------------------------------------===//
+
+/// Entry (p, k) of a program's input size matrix (`parts` = 1 when the
+/// program's input is packed, else n) from the call's size matrix `s`
+/// ([n][sParts], the collective's first input) and the run-time root.
+/// The program of a rooted collective is an unrooted `_v` exchange in which
+/// every pair of ranks still trades one (possibly empty) region per call:
+///  - `Producer` (only the root sends): every other row is empty;
+///  - `Consumer` (only the root receives): each rank's whole row goes to
+///    partition `root`, the other partitions are empty.
+/// A packed program input takes the row's sum (the one-shot AllReduce of a
+/// scattered collective reads its whole row).
+COLLC_VOCAB_FN long long programSize(Root shape, int root, const long long *s,
+                                     int sParts, int parts, int p, int k) {
+  long long row = 0;
+  for (int j = 0; j < sParts; ++j)
+    row += s[(unsigned long long)p * sParts + j];
+  if (shape == Root::Producer && p != root)
+    return 0;
+  if (shape == Root::Consumer)
+    return k == (parts == 1 ? 0 : root) ? row : 0;
+  if (parts == 1)
+    return row;
+  return s[(unsigned long long)p * sParts + k];
+}
+
+//===----------------------------------------------------------------------===//
 // The v1 workspace (ABI 2; abi.h has the region sizes and the words'
 // meaning). N ranks, S slots per partition.
 //===----------------------------------------------------------------------===//

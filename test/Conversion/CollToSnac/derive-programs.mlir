@@ -131,25 +131,89 @@ coll.collective @all_reduce_v types [bf16] ranks [2] {
   coll.transform copy packed_v -> scattered_v
 }
 
-// No program: rooted transforms (one-directional), and the compositions the
-// algebra does not reduce to one transform.
+// A rooted collective's program is the unrooted `_v` exchange that carries
+// its data; `root` tells the runtime how to shape the call's sizes
+// (vocab::programSize), so every pair still trades a region per call.
+// Gather: AllToAll_v, every rank's input into partition `root`.
+// CHECK-LABEL: snac.program for @gather variant one_shot root consumer policy
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input scattered_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output transposed_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// CHECK-NEXT:  }
 coll.collective @gather types [bf16] ranks [2] {
   coll.transform copy packed -> scattered root consumer
 }
+// Scatter: AllToAll_v, only the root's row.
+// CHECK-LABEL: snac.program for @scatter variant one_shot root producer policy
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input scattered_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output transposed_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// CHECK-NEXT:  }
 coll.collective @scatter types [bf16] ranks [2] {
   coll.transform copy scattered -> packed root producer
 }
+// Broadcast: AllGather_v, only the root contributes.
+// CHECK-LABEL: snac.program for @broadcast variant one_shot root producer policy
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input packed_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output scattered_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK-NEXT:    %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put @input[%[[C0]]] -> @rx[%[[E]]] to all
+// CHECK-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// CHECK-NEXT:  }
 coll.collective @broadcast types [bf16] ranks [2] {
   coll.transform copy packed -> packed root producer
 }
+// Reduce: ReduceScatter_v whose partition `root` is the whole input.
+// CHECK-LABEL: snac.program for @reduce variant one_shot root consumer policy
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input scattered_v sizes row
+// CHECK-NEXT:    snac.program_buffer @output output packed_v sizes column
+// CHECK-NEXT:    snac.program_buffer @rx receive scattered_v sizes column
+// CHECK-NEXT:    %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[E:.+]] = snac.epoch
+// CHECK-NEXT:    snac.put_each @input -> @rx[%[[E]]]
+// CHECK-NEXT:    snac.reduce_take sum @rx[%[[E]], *] -> @output[%[[C0]]]
+// CHECK-NEXT:  }
 coll.collective @reduce types [bf16] ranks [2] {
   coll.transform reduce<sum> packed -> packed root consumer
 }
+// The compositions: Scatter then AllGather is Broadcast, ReduceScatter then
+// Gather is Reduce (their partitions are contiguous in rank order).
+// CHECK-LABEL: snac.program for @scatter_then_all_gather variant one_shot root producer
+// CHECK:         snac.program_buffer @input input packed_v sizes row
+// CHECK:         snac.put @input
+// CHECK-NEXT:    snac.take_each
+coll.collective @scatter_then_all_gather types [bf16] ranks [2] {
+  coll.transform copy scattered -> packed root producer
+  coll.transform copy packed -> scattered
+}
+// CHECK-LABEL: snac.program for @reduce_scatter_then_gather variant one_shot root consumer
+// CHECK:         snac.program_buffer @input input scattered_v sizes row
+// CHECK:         snac.put_each @input
+// CHECK-NEXT:    snac.reduce_take max
+coll.collective @reduce_scatter_then_gather types [bf16] ranks [2] {
+  coll.transform reduce<max> scattered -> packed
+  coll.transform copy packed -> scattered root consumer
+}
+
+// No program: the rooted transforms and compositions the algebra has no
+// rule for.
 coll.collective @gather_then_all_to_all types [bf16] ranks [2] {
   coll.transform copy packed -> scattered
   coll.transform copy scattered -> transposed
 }
-coll.collective @rooted_all_reduce types [bf16] ranks [2] {
-  coll.transform reduce<sum> scattered -> packed
-  coll.transform copy packed -> scattered root consumer
+coll.collective @scatter_then_all_reduce types [bf16] ranks [2] {
+  coll.transform copy scattered -> packed root producer
+  coll.transform reduce<sum> packed -> packed
 }

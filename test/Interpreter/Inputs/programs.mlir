@@ -1,5 +1,6 @@
-// One-shot programs of every unrooted single transform and of AllReduce,
-// written out by hand in the form coll-derive-programs derives (batched
+// One-shot programs of every unrooted single transform, of AllReduce and of
+// the rooted collectives (their unrooted `_v` exchanges, `root` shaping
+// the sizes), written out by hand in the form coll-derive-programs derives (batched
 // per-peer ops: snac.put_each for a scattered input, snac.take_each for a
 // copy), and AllReduce's two-shot program, each beside the
 // coll.collective the oracle reads. programs-loops.mlir has the one-shot
@@ -25,6 +26,20 @@ coll.collective @reduce_scatter_v types [bf16, f16, f32] ranks [2, 4, 8] {
 }
 coll.collective @all_to_all_v types [bf16, f16, f32, f8E4M3FN, f8E5M2] ranks [2, 4, 8] {
   coll.transform copy scattered_v -> transposed_v
+}
+coll.collective @scatter types [bf16, f16, f32] ranks [2, 4, 8] {
+  coll.transform copy scattered -> packed root producer
+}
+coll.collective @gather types [bf16, f16, f32] ranks [2, 4, 8] {
+  coll.transform copy packed -> scattered root consumer
+}
+coll.collective @broadcast types [bf16, f16, f32] ranks [2, 4, 8] {
+  coll.transform copy scattered -> packed root producer
+  coll.transform copy packed -> scattered
+}
+coll.collective @reduce types [bf16, f16, f32] ranks [2, 4, 8] {
+  coll.transform reduce<sum> scattered -> packed
+  coll.transform copy packed -> scattered root consumer
 }
 
 snac.program for @reduce_scatter variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
@@ -124,4 +139,50 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = l
   snac.put_each @input -> @rx[%e]
   snac.launch_dependents
   snac.take_each @rx[%e] -> @output
+}
+// Scatter: AllToAll_v with only the root's row.
+snac.program for @scatter variant one_shot root producer policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.launch_dependents
+  snac.take_each @rx[%e] -> @output
+}
+// Gather: AllToAll_v, every rank's input in partition `root`.
+snac.program for @gather variant one_shot root consumer policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.launch_dependents
+  snac.take_each @rx[%e] -> @output
+}
+// Broadcast: AllGather_v, only the root contributes.
+snac.program for @broadcast variant one_shot root producer policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed_v sizes row
+  snac.program_buffer @output output scattered_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.launch_dependents
+  snac.take_each @rx[%e] -> @output
+}
+// Reduce: ReduceScatter_v whose partition `root` is the whole input.
+snac.program for @reduce variant one_shot root consumer policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0, threads = 0, grain = 0, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output packed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.launch_dependents
+  snac.reduce_take sum @rx[%e, *] -> @output[%c0]
 }

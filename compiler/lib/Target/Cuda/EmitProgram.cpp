@@ -436,6 +436,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         p.slots = policy.getSlots();
         p.regionBytes = regionBytes(program, n);
         p.inputPacked = program.isInputPacked();
+        p.root = snac::stringifyRoot(program.getRootShape()).str();
         p.speculate = policy.getSpeculate();
         info.program = p;
         kernels->push_back(std::move(info));

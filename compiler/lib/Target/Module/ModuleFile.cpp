@@ -154,6 +154,7 @@ void module::write(ModuleOp module, llvm::StringRef specName,
             {"rx_fill", collcRxFillByte(enc)},
             {"counter_words", k.grid},
             {"input_packed", p.inputPacked},
+            {"root", p.root},
             {"speculate", p.speculate}};
         addResources(j, image, k);
         kernels.push_back(j);

@@ -49,39 +49,94 @@ struct OneShot {
   /// ReduceScatter then AllGather with fixed partition sizes: the two-shot
   /// program serves it too (above the one-shot band).
   bool twoShot = false;
+  /// A rooted collective's: the runtime shapes the `_v` sizes from the
+  /// call's and the root (snac.program's `root`).
+  Root root = Root::none;
 };
 
 } // namespace
 
-/// The one unrooted transform `collective` is, by the layout algebra, or
-/// none. A rooted transform moves data one way only, so the symmetric
-/// exchange that proves slot reuse does not exist: no program.
-static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
+/// The one transform `collective` is, by the layout algebra (a composition
+/// folded into one), with its root role; none if the algebra has no rule.
+static std::optional<OneShot> effectiveOf(CollectiveOp collective) {
   SmallVector<TransformOp, 2> ts = collective.getTransforms();
-  for (TransformOp t : ts)
-    if (t.getRootRole() != Root::none)
-      return std::nullopt;
   if (ts.size() == 1)
     return OneShot{ts[0].getConsume(), ts[0].getReduction(), ts[0].getInput(),
-                   ts[0].getOutput()};
-  // reduce(scattered -> packed) then copy(packed -> scattered): partition k
-  // of every input is reduced onto rank k, then rank k's result lands in
-  // partition k of every output. Partitions are contiguous in rank order in
-  // both, so this is reduce(packed -> packed) over the whole input (the `_v`
-  // form too: a reduction's partitions have one size on every rank).
+                   ts[0].getOutput(), false, ts[0].getRootRole()};
+  // Each rule below folds partition k of the first output, forwarded by
+  // rank k into partition k of the second, into one transform over the
+  // whole buffer: partitions are contiguous in rank order on both sides.
   TransformOp f = ts[0], g = ts[1];
-  if (f.getConsume() == ConsumeOp::reduce &&
-      fixedLayout(f.getInput()) == Layout::scattered &&
-      fixedLayout(f.getOutput()) == Layout::packed &&
-      g.getConsume() == ConsumeOp::copy &&
-      fixedLayout(g.getInput()) == Layout::packed &&
-      fixedLayout(g.getOutput()) == Layout::scattered) {
+  auto is = [](TransformOp t, ConsumeOp consume, Layout in, Layout out,
+               Root root) {
+    return t.getConsume() == consume && fixedLayout(t.getInput()) == in &&
+           fixedLayout(t.getOutput()) == out && t.getRootRole() == root;
+  };
+  bool gathers = is(g, ConsumeOp::copy, Layout::packed, Layout::scattered,
+                    Root::none);
+  // ReduceScatter then AllGather: reduce(packed -> packed) over the whole
+  // input (the `_v` form too: a reduction's partitions have one size on
+  // every rank).
+  if (is(f, ConsumeOp::reduce, Layout::scattered, Layout::packed,
+         Root::none) &&
+      gathers) {
     // Two-shot keeps the partitions: each rank reduces its own, then
     // forwards it. A `_v` partition can be the whole input, so its regions
     // would be as large as one-shot's with twice the hops: not derived.
     bool twoShot = !isVariable(f.getInput()) && !isVariable(g.getOutput());
     return OneShot{ConsumeOp::reduce, f.getReduction(), Layout::packed,
                    Layout::packed, twoShot};
+  }
+  // Scatter then AllGather (Broadcast): the root's whole buffer to every
+  // rank.
+  if (is(f, ConsumeOp::copy, Layout::scattered, Layout::packed,
+         Root::producer) &&
+      gathers)
+    return OneShot{ConsumeOp::copy, std::nullopt, Layout::packed,
+                   Layout::packed, false, Root::producer};
+  // ReduceScatter then Gather (Reduce): every rank's whole buffer reduced
+  // onto the root.
+  if (is(f, ConsumeOp::reduce, Layout::scattered, Layout::packed,
+         Root::none) &&
+      is(g, ConsumeOp::copy, Layout::packed, Layout::scattered,
+         Root::consumer))
+    return OneShot{ConsumeOp::reduce, f.getReduction(), Layout::packed,
+                   Layout::packed, false, Root::consumer};
+  return std::nullopt;
+}
+
+/// The program shape of `collective`, or none. A rooted transform moves
+/// data one way, so no exchange would prove slot reuse: its program is the
+/// unrooted `_v` exchange that carries the same data (every other entry of
+/// the size matrix empty, vocab::programSize), whose padding units do.
+static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
+  std::optional<OneShot> shot = effectiveOf(collective);
+  if (!shot || shot->root == Root::none)
+    return shot;
+  auto carrier = [&](Layout in, Layout out) {
+    OneShot c = *shot;
+    c.input = in;
+    c.output = out;
+    return c;
+  };
+  Layout in = fixedLayout(shot->input), out = fixedLayout(shot->output);
+  if (shot->root == Root::producer && shot->consume == ConsumeOp::copy) {
+    // Broadcast: AllGather_v with only the root's contribution.
+    if (in == Layout::packed && out == Layout::packed)
+      return carrier(Layout::packed_v, Layout::scattered_v);
+    // Scatter: AllToAll_v with only the root's row.
+    if (in == Layout::scattered && out == Layout::packed)
+      return carrier(Layout::scattered_v, Layout::transposed_v);
+  }
+  if (shot->root == Root::consumer) {
+    // Gather: AllToAll_v with every rank's input in partition `root`.
+    if (shot->consume == ConsumeOp::copy && in == Layout::packed &&
+        out == Layout::scattered)
+      return carrier(Layout::scattered_v, Layout::transposed_v);
+    // Reduce: ReduceScatter_v whose partition `root` is the whole input.
+    if (shot->consume == ConsumeOp::reduce && in == Layout::packed &&
+        out == Layout::packed)
+      return carrier(Layout::scattered_v, Layout::packed_v);
   }
   return std::nullopt;
 }
@@ -191,6 +246,8 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   auto program = createProgram(b, collective, snac::Variant::one_shot,
                                *encodingOf(proto, hi, ll16MaxBytes),
                                /*lo=*/0, hi, ctas);
+  if (shot->root != Root::none)
+    program.setRootAttr(snac::RootAttr::get(ctx, shot->root));
   Block &body = program.getBody().front();
   b.setInsertionPointToStart(&body);
 
@@ -266,7 +323,8 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
                             /*grain=*/0, /*pdl=*/true, spec);
   auto program = snac::ProgramOp::create(
       b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
-      snac::VariantAttr::get(ctx, variant), policy);
+      snac::VariantAttr::get(ctx, variant), /*root=*/snac::RootAttr(),
+      policy);
   Block &body = program.getBody().emplaceBlock();
   body.addArgument(b.getIndexType(), loc);
   body.addArgument(b.getIndexType(), loc);

@@ -91,6 +91,9 @@ struct ProgramInfo {
   int64_t regionBytes = 0;
   /// Whether the size vector describes a packed input (else scattered).
   bool inputPacked = true;
+  /// How the runtime shapes a rooted call's sizes ("none", "producer",
+  /// "consumer": collc::vocab::programSize).
+  std::string root = "none";
   /// Speculative takes (load, compute, then validate; ll16 and sentinel).
   bool speculate = false;
 };

@@ -244,6 +244,23 @@ LogicalResult ProgramOp::verifyRegions() {
   if (inputs != 1 || outputs != 1 || receives < 1)
     return emitOpError() << "must declare one input, one output and at least "
                             "one receive snac.program_buffer";
+  // A rooted call's shaped sizes have empty partitions: run-time sizes.
+  // Sending every row to partition `root` needs one partition per rank.
+  if (getRootShape() != Root::none) {
+    ProgramBufferOp input = getBufferOfKind(BufferKind::input);
+    Layout layout = input.getLayout();
+    if (layout != Layout::packed_v &&
+        layout != Layout::scattered_v)
+      return emitOpError() << "is the program of a rooted collective (root "
+                           << stringifyRoot(getRootShape())
+                           << "), so its input needs run-time sizes "
+                              "(packed_v or scattered_v), got "
+                           << stringifyLayout(layout);
+    if (getRootShape() == Root::consumer && input.isPacked())
+      return emitOpError() << "has root consumer, which sends each rank's "
+                              "input to partition `root`: its input must be "
+                              "scattered_v, got packed_v";
+  }
   // One call number per call; the dependent launch once, after every remote
   // write (the next kernel's prologue then overlaps only local work).
   Operation *epoch = nullptr, *launch = nullptr;

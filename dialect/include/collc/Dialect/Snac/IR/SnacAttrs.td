@@ -34,6 +34,11 @@ def Snac_LayoutAttr : EnumAttr<Snac_Dialect, Common_Layout, "layout"> {
   let cppNamespace = "::collc::snac";
   let assemblyFormat = "`<` $value `>`";
 }
+def Snac_RootAttr : EnumAttr<Snac_Dialect, Common_Root, "root"> {
+  // The enum is shared (CommonEnums.td); the attribute is this dialect\'s.
+  let cppNamespace = "::collc::snac";
+  let assemblyFormat = "`<` $value `>`";
+}
 def Snac_SizeSideAttr : EnumAttr<Snac_Dialect, Snac_SizeSide, "sizes"> {
   let assemblyFormat = "`<` $value `>`";
 }

@@ -18,12 +18,16 @@ namespace collc::snac {
 // The enums snac shares with coll (CommonEnums.td), under snac's names.
 using common::getMaxEnumValForLayout;
 using common::getMaxEnumValForReduction;
+using common::getMaxEnumValForRoot;
 using common::Layout;
 using common::Reduction;
+using common::Root;
 using common::stringifyLayout;
 using common::stringifyReduction;
+using common::stringifyRoot;
 using common::symbolizeLayout;
 using common::symbolizeReduction;
+using common::symbolizeRoot;
 // snac's generic keyword parser asks snac::symbolizeEnum<E> for every enum
 // it prints, the shared ones included.
 template <>
@@ -33,6 +37,10 @@ inline std::optional<Layout> symbolizeEnum<Layout>(llvm::StringRef s) {
 template <>
 inline std::optional<Reduction> symbolizeEnum<Reduction>(llvm::StringRef s) {
   return symbolizeReduction(s);
+}
+template <>
+inline std::optional<Root> symbolizeEnum<Root>(llvm::StringRef s) {
+  return symbolizeRoot(s);
 }
 } // namespace collc::snac
 

@@ -327,6 +327,13 @@ def Snac_ProgramOp : Snac_Op<"program", [
     one (a padding unit), which is what makes reusing a slot two calls later
     safe without any release event (docs/snac.md).
 
+    `root producer` or `root consumer` marks the program of a rooted
+    collective: its body is an unrooted `_v` exchange whose size matrix the
+    runtime shapes from the call's sizes and root (collc::vocab::programSize:
+    only the root's row, or every row into partition `root`), so every pair
+    still trades one region per call and the slot reuse argument holds for
+    any sequence of roots.
+
     ```mlir
     snac.program for @all_reduce variant one_shot policy
         #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 0,
@@ -344,10 +351,12 @@ def Snac_ProgramOp : Snac_Op<"program", [
   }];
   let arguments = (ins FlatSymbolRefAttr:$collective,
                        Snac_VariantAttr:$variant,
+                       OptionalAttr<Snac_RootAttr>:$root,
                        Snac_PolicyAttr:$policy);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `for` $collective `variant` custom<Keyword>($variant)
+    (`root` custom<Keyword>($root)^)?
     `policy` qualified($policy) attr-dict-with-keyword $body
   }];
   let hasRegionVerifier = 1;
@@ -355,6 +364,9 @@ def Snac_ProgramOp : Snac_Op<"program", [
     ::mlir::Value getRank() { return getBody().getArgument(0); }
     ::mlir::Value getWorldSize() { return getBody().getArgument(1); }
     Encoding getEncoding() { return getPolicy().getEncoding(); }
+    /// How the runtime shapes the size matrix from a rooted call's (`none`
+    /// when the attribute is absent).
+    Root getRootShape() { return getRoot().value_or(Root::none); }
     /// True when the input has one partition: the size matrix then has one
     /// column (the size vector is read as collcSizeAt's `packed`).
     bool isInputPacked();
