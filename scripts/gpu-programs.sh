@@ -17,7 +17,11 @@
 #  library: the library's configuration (the same module, default policy:
 #           programs up to 64 KiB) at 2 and 8 ranks, the default routing and
 #           v1 forced, in one run: library.log, library.json.
-#   scripts/gpu-programs.sh [probe] [runtime] [v1] [library]
+#  rooted:  out/modules/programs-ll16.collcmod (the eight collectives of the
+#           library, rooted ones included, with their v1 kernels) at 2 and
+#           8 ranks, the ll16 programs and v1 forced in one run, the root
+#           moving every eager call: rooted.log, rooted.json.
+#   scripts/gpu-programs.sh [probe] [runtime] [v1] [library] [rooted]
 #                                               (default: probe runtime)
 # Needs .deps/include/nlohmann (scripts/gpu-prepare.sh copies it; carry
 # ".deps"). Writes $OUT (default build-gpu/programs-out): env.txt,
@@ -88,8 +92,15 @@ for phase in "${PHASES[@]}"; do
     grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/library.log" | head -40
     grep -E '^runtime ' "$OUT/library.log"
     ;;
+  rooted)
+    "$BUILD/runtime_programs" out/modules/programs-ll16.collcmod \
+      --encodings=ll16,v1 --ranks=2,8 --json="$OUT/rooted.json" \
+      --machine="$machine" --date="$today" >"$OUT/rooted.log" 2>&1 || status=1
+    grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/rooted.log" | head -40
+    grep -E '^runtime ' "$OUT/rooted.log"
+    ;;
   *)
-    echo "gpu-programs: unknown phase '$phase' (probe, runtime, v1, library)" >&2
+    echo "gpu-programs: unknown phase '$phase' (probe, runtime, v1, library, rooted)" >&2
     exit 2
     ;;
   esac

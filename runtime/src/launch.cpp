@@ -351,17 +351,9 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
       heap.resize((size_t)2 * n);
       vec = heap.data();
     }
-    // (collcFillSizeVector's layout: a packed input's vector is every
-    // rank's size, twice.)
     const ProgramInfo &g = program->kernel->program;
-    auto size = [&](int p, int k) {
-      return vocab::programSize(g.root, root, sizes.data(), parts,
-                                g.inputPacked ? 1 : n, p, k);
-    };
-    for (int i = 0; i < n; ++i) {
-      vec[i] = g.inputPacked ? size(i, 0) : size(r, i);
-      vec[n + i] = g.inputPacked ? size(i, 0) : size(i, r);
-    }
+    vocab::programSizeVector(g.root, root, sizes.data(), parts,
+                             g.inputPacked, n, r, vec);
     return launchProgram(comm, program, sendbuff, recvbuff, vec, cuStream);
   }
   if (!route.v1)

@@ -212,6 +212,20 @@ COLLC_VOCAB_FN long long programSize(Root shape, int root, const long long *s,
   return s[(unsigned long long)p * sParts + k];
 }
 
+/// Rank `r`'s size vector of a program (abi.h, collcFillSizeVector's
+/// layout: its row then its column; for a packed input every rank's size,
+/// twice), 2 * n words, from the call's sizes as programSize shapes them.
+COLLC_VOCAB_FN void programSizeVector(Root shape, int root, const long long *s,
+                                      int sParts, bool packed, int n, int r,
+                                      long long *v) {
+  const int parts = packed ? 1 : n;
+  for (int i = 0; i < n; ++i) {
+    v[i] = packed ? programSize(shape, root, s, sParts, parts, i, 0)
+                  : programSize(shape, root, s, sParts, parts, r, i);
+    v[n + i] = packed ? v[i] : programSize(shape, root, s, sParts, parts, i, r);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The v1 workspace (ABI 2; abi.h has the region sizes and the words'
 // meaning). N ranks, S slots per partition.

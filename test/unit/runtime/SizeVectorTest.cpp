@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "collc/device/snac/abi.h"
+#include "collc/vocab.h"
 
 #include <gtest/gtest.h>
 
@@ -95,3 +96,114 @@ TEST(SizeVectorTest, TheArrivalWordIsTheLastEventWord) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// A program's size vector (vocab::programSizeVector): the call's size
+// matrix as the program's input needs it, checked through collcSizeAt
+// against the matrices docs/snac.md ("Rooted programs") defines, written
+// out here on their own.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Rank r's vector of a program, read back as the program's whole matrix.
+std::vector<long long> programMatrix(collc::vocab::Root shape, int root,
+                                     const std::vector<long long> &s,
+                                     int sParts, bool packed, int n, int r) {
+  std::vector<long long> v(collcSizeVectorWords(n));
+  collc::vocab::programSizeVector(shape, root, s.data(), sParts, packed, n, r,
+                                  v.data());
+  const int parts = packed ? 1 : n;
+  std::vector<long long> m((size_t)n * parts);
+  for (int p = 0; p < n; ++p)
+    for (int k = 0; k < parts; ++k)
+      // A rank reads its own row and column (and for a uniform reduction,
+      // any row equals its own): compare those entries only.
+      if (packed || p == r || k == r)
+        m[(size_t)p * parts + k] = collcSizeAt(v.data(), n, packed, r, p, k);
+  return m;
+}
+
+std::vector<long long> randomSizes(std::mt19937_64 &rng, int n, int parts,
+                                   bool uniformRows) {
+  std::vector<long long> s((size_t)n * parts);
+  for (long long &x : s)
+    x = (long long)(rng() % 1000);
+  if (uniformRows)
+    for (int p = 1; p < n; ++p)
+      for (int k = 0; k < parts; ++k)
+        s[(size_t)p * parts + k] = s[k];
+  return s;
+}
+
+long long rowSum(const std::vector<long long> &s, int parts, int p) {
+  long long sum = 0;
+  for (int k = 0; k < parts; ++k)
+    sum += s[(size_t)p * parts + k];
+  return sum;
+}
+
+using collc::vocab::Root;
+
+} // namespace
+
+TEST(ProgramSizeVectorTest, RootedCallsAreShapedByTheRoot) {
+  std::mt19937_64 rng(5);
+  for (int n : {2, 3, 5, 8, 72})
+    for (int root : {0, n / 2, n - 1})
+      for (int r = 0; r < n; ++r) {
+        // Scatter: AllToAll_v, only the root's row.
+        std::vector<long long> s = randomSizes(rng, n, n, true);
+        std::vector<long long> m =
+            programMatrix(Root::Producer, root, s, n, false, n, r);
+        for (int p = 0; p < n; ++p)
+          for (int k = 0; k < n; ++k)
+            if (p == r || k == r)
+              ASSERT_EQ(m[(size_t)p * n + k],
+                        p == root ? s[(size_t)p * n + k] : 0)
+                  << "scatter n=" << n << " root=" << root << " r=" << r;
+        // Gather: AllToAll_v, each rank's packed input into partition root.
+        s = randomSizes(rng, n, 1, true);
+        m = programMatrix(Root::Consumer, root, s, 1, false, n, r);
+        for (int p = 0; p < n; ++p)
+          for (int k = 0; k < n; ++k)
+            if (p == r || k == r)
+              ASSERT_EQ(m[(size_t)p * n + k], k == root ? s[p] : 0)
+                  << "gather n=" << n << " root=" << root << " r=" << r;
+        // Broadcast (Scatter then AllGather): AllGather_v, the root's
+        // whole buffer.
+        s = randomSizes(rng, n, n, true);
+        m = programMatrix(Root::Producer, root, s, n, true, n, r);
+        for (int p = 0; p < n; ++p)
+          ASSERT_EQ(m[p], p == root ? rowSum(s, n, p) : 0)
+              << "broadcast n=" << n << " root=" << root << " r=" << r;
+        // Reduce (ReduceScatter then Gather): ReduceScatter_v whose
+        // partition root is the whole input.
+        m = programMatrix(Root::Consumer, root, s, n, false, n, r);
+        for (int p = 0; p < n; ++p)
+          for (int k = 0; k < n; ++k)
+            if (p == r || k == r)
+              ASSERT_EQ(m[(size_t)p * n + k], k == root ? rowSum(s, n, p) : 0)
+                  << "reduce n=" << n << " root=" << root << " r=" << r;
+      }
+}
+
+TEST(ProgramSizeVectorTest, UnrootedCallsKeepTheirSizes) {
+  std::mt19937_64 rng(6);
+  for (int n : {2, 3, 8, 72})
+    for (int r = 0; r < n; ++r) {
+      // AllToAll_v: the call's matrix as it is.
+      std::vector<long long> s = randomSizes(rng, n, n, false);
+      std::vector<long long> m =
+          programMatrix(Root::None, 0, s, n, false, n, r);
+      for (int p = 0; p < n; ++p)
+        for (int k = 0; k < n; ++k)
+          if (p == r || k == r)
+            ASSERT_EQ(m[(size_t)p * n + k], s[(size_t)p * n + k]);
+      // The one-shot AllReduce of a scattered collective: each rank's
+      // whole row as its packed size.
+      m = programMatrix(Root::None, 0, s, n, true, n, r);
+      for (int p = 0; p < n; ++p)
+        ASSERT_EQ(m[p], rowSum(s, n, p));
+    }
+}
