@@ -403,7 +403,8 @@ void encodingSuite(const char *encoding) {
       }
     }
     // Beyond every band: the v1 kernel, or a refusal where there is none.
-    const Coll &ar = collectives().front();
+    const std::vector<Coll> all = collectives();
+    const Coll &ar = all.front(); // all_reduce
     const size_t beyond = bandTop / 2 + 8;
     const collcResult_t res = collcAllReduce(r.in[0], r.out[0], beyond,
                                              collcBfloat16, collcSum,
