@@ -1,8 +1,8 @@
 //===- DerivePrograms.cpp - coll -> snac: one- and two-shot programs -*- C++ -*-===//
 //
 // Derives the one-shot push program (SNAC v2, the latency regime) of every
-// collective that is one unrooted transform, or that the layout algebra
-// reduces to one, and, for ReduceScatter then AllGather, the two-shot
+// collective that is one transform, or that the layout algebra reduces to
+// one (a rooted one's: the unrooted `_v` exchange carrying its data), and, for ReduceScatter then AllGather, the two-shot
 // program that serves the band above it. Keyed on layouts, consume op and
 // root; never on a name.
 //

@@ -36,10 +36,10 @@ def CollDeriveSchedule : Pass<"coll-derive-schedule", "::mlir::ModuleOp"> {
 }
 
 def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
-  let summary = "Derive the one-shot snac.program of every unrooted collective";
+  let summary = "Derive the one-shot snac.program of every collective";
   let description = [{
-    For each `coll.collective` that is one unrooted transform, or that the
-    layout algebra reduces to one, adds a `snac.program` of variant
+    For each `coll.collective` that is one transform, or that the layout
+    algebra reduces to one, adds a `snac.program` of variant
     `one_shot` (SNAC v2, beside the schedule of `coll-derive-schedule`):
 
     - a packed input is pushed whole into every rank's receive buffer;
@@ -58,9 +58,13 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     every other rank through a second receive buffer (`two_shot_max_bytes`
     in the spec, else the option, is its band's top).
 
-    Rooted transforms (scatter, gather, broadcast, reduce) and the other
-    compositions get no program: their reuse of a receive slot is not
-    proven by a symmetric exchange.
+    A rooted collective (scatter, gather, broadcast = scatter then
+    all_gather, reduce = reduce_scatter then gather) gets the program of
+    the unrooted `_v` exchange that carries its data, marked `root producer`
+    or `root consumer`: the runtime shapes the call's sizes by the root
+    (collc::vocab::programSize), so every pair still trades one region per
+    call, which is what proves the reuse of a receive slot. Other
+    compositions get no program.
 
     The rules are keyed on layouts, consume op and root only. Policy:
     `protocol` (the encoding; `auto` picks by band), `one_hop_max_bytes`
