@@ -235,3 +235,31 @@ snac.schedule for @x chunk_bytes 64 staging_slots 0 {
   ^bb0(%r: index, %n: index, %root: index):
   }
 }
+
+// -----
+
+// A rooted call's shaped sizes have empty partitions: run-time sizes.
+// expected-error@+1 {{is the program of a rooted collective (root producer), so its input needs run-time sizes (packed_v or scattered_v), got packed}}
+snac.program for @x variant one_shot root producer policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+}
+
+// -----
+
+// expected-error@+1 {{has root consumer, which sends each rank's input to partition `root`: its input must be scattered_v, got packed_v}}
+snac.program for @x variant one_shot root consumer policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed_v sizes row
+  snac.program_buffer @output output scattered_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+}
+
+// -----
+
+// expected-error@+1 {{unexpected keyword 'leader'}}
+snac.program for @x variant one_shot root leader policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+}

@@ -131,3 +131,20 @@ snac.program for @all_gather_off variant one_shot policy #snac.policy<encoding =
     snac.take @rx[%e, %p] -> @output[%p]
   }
 }
+
+// A rooted collective's program (Gather): the unrooted AllToAll_v, its
+// sizes shaped by the root (`root consumer`).
+// CHECK-LABEL: snac.program for @gather variant one_shot root consumer policy #snac.policy<encoding = sentinel,
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input scattered_v sizes row
+// CHECK:         snac.put_each @input -> @rx[%{{.+}}]
+// CHECK-NEXT:    snac.take_each @rx[%{{.+}}] -> @output
+snac.program for @gather variant one_shot root consumer policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 65536], ctas = 16, threads = 512, grain = 8, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.take_each @rx[%e] -> @output
+}
