@@ -354,14 +354,6 @@ void checkWhole(Reader &r, const Manifest &m) {
     else if (it->second->find(".entry " + k.name + "(") == std::string::npos)
       r.fail(where + ": kernel " + quote(k.name) + " is not in the PTX of " +
              quote(k.target));
-    // A rooted call's sizes must be shaped, an unrooted call's must not.
-    const CollectiveInfo *c = m.findCollective(k.collective);
-    if (r.error.empty() && k.isProgram && c &&
-        c->rooted() != (k.program.root != vocab::Root::None))
-      r.fail(where + ": program " + quote(k.name) + " has root " +
-             quote(vocab::spelling(k.program.root)) + " but collective " +
-             quote(k.collective) +
-             (c->rooted() ? " is rooted" : " is not rooted"));
   }
 }
 
@@ -464,6 +456,15 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
     KernelInfo info;
     const std::string where = "kernels[" + std::to_string(i) + "]";
     readKernel(r, (*kernels)[i], where, programAbi, check, info);
+    // A rooted call's sizes must be shaped, an unrooted call's must not
+    // (the runtime would hand the program the wrong sizes).
+    const CollectiveInfo *c = m.findCollective(info.collective);
+    if (r.error.empty() && info.isProgram && c &&
+        c->rooted() != (info.program.root != vocab::Root::None))
+      r.fail(where + ": program " + quote(info.name) + " has root " +
+             quote(vocab::spelling(info.program.root)) + " but collective " +
+             quote(info.collective) +
+             (c->rooted() ? " is rooted" : " is not rooted"));
     // The variants of a collective split its sizes (one-shot up to a
     // bound, two-shot above it); the runtime takes the first program whose
     // band holds a call, so overlapping variants would leave one

@@ -72,6 +72,33 @@ TEST(ManifestTest, EveryReaderNeedsAKnownVariant) {
   EXPECT_EQ(read(text, ManifestCheck::Whole).message, unknown);
 }
 
+// The runtime shapes a rooted call's sizes as the program's `root` says:
+// loading refuses a program whose rule disagrees with its collective.
+TEST(ManifestTest, AProgramsRootMatchesItsCollective) {
+  std::string text = loadable();
+  text.replace(text.find(R"("collectives": [])"), 17,
+               R"("collectives": [{"name": "c", "transforms": [{"consume":
+    "copy", "input": "packed", "output": "scattered", "root": "consumer"}],
+    "schedule": {"ready_events": [], "free_events": [], "roles": []}}])");
+  EXPECT_EQ(read(text, ManifestCheck::Load).message,
+            "kernels[0]: program \"k\" has root \"none\" but collective "
+            "\"c\" is rooted");
+  const std::string rooted = R"("input_packed": true, "root": "consumer")";
+  text.replace(text.find(R"("input_packed": true)"), 20, rooted);
+  EXPECT_FALSE(read(text, ManifestCheck::Load)) <<
+      read(text, ManifestCheck::Load).message;
+  std::string unrooted = loadable();
+  unrooted.replace(unrooted.find(R"("input_packed": true)"), 20,
+                   R"("input_packed": true, "root": "producer")");
+  unrooted.replace(unrooted.find(R"("collectives": [])"), 17,
+                   R"("collectives": [{"name": "c", "transforms": [{"consume":
+    "copy", "input": "packed", "output": "scattered", "root": "none"}],
+    "schedule": {"ready_events": [], "free_events": [], "roles": []}}])");
+  EXPECT_EQ(read(unrooted, ManifestCheck::Load).message,
+            "kernels[0]: program \"k\" has root \"producer\" but "
+            "collective \"c\" is not rooted");
+}
+
 TEST(ManifestTest, VersionProblemsAreNotCorruption) {
   std::string text = loadable();
   text.replace(text.find(R"("format_version": 1)"), 19,

@@ -2,9 +2,9 @@
 //
 // Derives the one-shot push program (SNAC v2, the latency regime) of every
 // collective that is one transform, or that the layout algebra reduces to
-// one (a rooted one's: the unrooted `_v` exchange carrying its data), and, for ReduceScatter then AllGather, the two-shot
-// program that serves the band above it. Keyed on layouts, consume op and
-// root; never on a name.
+// one (a rooted one's: the unrooted `_v` exchange carrying its data), and,
+// for ReduceScatter then AllGather, the two-shot program that serves the
+// band above it. Keyed on layouts, consume op and root; never on a name.
 //
 // Shape of a one-shot program (one kernel, every rank):
 //

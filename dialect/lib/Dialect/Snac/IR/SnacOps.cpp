@@ -249,8 +249,7 @@ LogicalResult ProgramOp::verifyRegions() {
   if (getRootShape() != Root::none) {
     ProgramBufferOp input = getBufferOfKind(BufferKind::input);
     Layout layout = input.getLayout();
-    if (layout != Layout::packed_v &&
-        layout != Layout::scattered_v)
+    if (layout != Layout::packed_v && layout != Layout::scattered_v)
       return emitOpError() << "is the program of a rooted collective (root "
                            << stringifyRoot(getRootShape())
                            << "), so its input needs run-time sizes "
