@@ -64,6 +64,16 @@ today=$(date -u +%Y-%m-%d)
 }
 
 status=0
+# runtime_programs on module $2 with the rest of its arguments, into
+# $OUT/$1.{log,json}: failures and the timings printed.
+run_programs() {
+  local name=$1 module=$2
+  shift 2
+  "$BUILD/runtime_programs" "$module" "$@" --json="$OUT/$name.json" \
+    --machine="$machine" --date="$today" >"$OUT/$name.log" 2>&1 || status=1
+  grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/$name.log" | head -40
+  grep -E '^runtime ' "$OUT/$name.log"
+}
 for phase in "${PHASES[@]}"; do
   case $phase in
   probe)
@@ -72,32 +82,18 @@ for phase in "${PHASES[@]}"; do
     grep -vE '^(program|empty|frame) ' "$OUT/probe.log" | tail -20
     ;;
   runtime)
-    "$BUILD/runtime_programs" "$BUILD/programs.collcmod" \
-      --json="$OUT/runtime.json" --machine="$machine" --date="$today" \
-      >"$OUT/runtime.log" 2>&1 || status=1
-    grep -E '^(FAIL|FATAL)|passed, ' "$OUT/runtime.log" | head -40
-    grep -E '^runtime ' "$OUT/runtime.log"
+    run_programs runtime "$BUILD/programs.collcmod"
     ;;
   v1)
-    "$BUILD/runtime_programs" out/modules/v1-baseline.collcmod \
-      --encodings=v1 --ranks=2,8 --json="$OUT/v1.json" --machine="$machine" \
-      --date="$today" >"$OUT/v1.log" 2>&1 || status=1
-    grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/v1.log" | head -40
-    grep -E '^runtime ' "$OUT/v1.log"
+    run_programs v1 out/modules/v1-baseline.collcmod --encodings=v1 --ranks=2,8
     ;;
   library)
-    "$BUILD/runtime_programs" out/modules/v1-baseline.collcmod \
-      --encodings=ll16,v1 --ranks=2,8 --json="$OUT/library.json" \
-      --machine="$machine" --date="$today" >"$OUT/library.log" 2>&1 || status=1
-    grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/library.log" | head -40
-    grep -E '^runtime ' "$OUT/library.log"
+    run_programs library out/modules/v1-baseline.collcmod \
+      --encodings=ll16,v1 --ranks=2,8
     ;;
   rooted)
-    "$BUILD/runtime_programs" out/modules/programs-ll16.collcmod \
-      --encodings=ll16,v1 --ranks=2,8 --json="$OUT/rooted.json" \
-      --machine="$machine" --date="$today" >"$OUT/rooted.log" 2>&1 || status=1
-    grep -E '^(FAIL|FATAL|SKIP)|passed, ' "$OUT/rooted.log" | head -40
-    grep -E '^runtime ' "$OUT/rooted.log"
+    run_programs rooted out/modules/programs-ll16.collcmod \
+      --encodings=ll16,v1 --ranks=2,8
     ;;
   *)
     echo "gpu-programs: unknown phase '$phase' (probe, runtime, v1, library, rooted)" >&2

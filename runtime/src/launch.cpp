@@ -235,12 +235,7 @@ long long collc::selectionBytes(const CollectiveInfo &c,
                                 int eb) {
   const TransformInfo &first = c.parts.front();
   const int parts = vocab::partitions(first.in, n);
-  auto rowSum = [&](int p) {
-    long long s = 0;
-    for (int k = 0; k < parts; ++k)
-      s += sizes[(size_t)p * parts + k];
-    return s;
-  };
+  auto rowSum = [&](int p) { return vocab::rowTotal(sizes, parts, p); };
   if (!first.variable || first.reduce)
     return rowSum(r) * eb;
   if (first.in != Layout::Packed)
@@ -267,10 +262,7 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   // Buffer extents at this rank, from the same layouts (the layout algebra,
   // collc/vocab.h).
   auto rowSum = [&](int p) {
-    long long s = 0;
-    for (int k = 0; k < parts; ++k)
-      s += sizes[(size_t)p * parts + k];
-    return s;
+    return vocab::rowTotal(sizes.data(), parts, p);
   };
   auto entry = [&](vocab::SizeEntry e) {
     return sizes[(size_t)e.producer * parts + e.part];

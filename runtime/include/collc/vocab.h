@@ -188,6 +188,14 @@ COLLC_VOCAB_FN bool writesOutput(Root role, int r, int root) {
 // call's (docs/snac.md, "Rooted programs")
 //===----------------------------------------------------------------------===//
 
+/// Elements of row p of a size matrix of sParts columns.
+COLLC_VOCAB_FN long long rowTotal(const long long *s, int sParts, int p) {
+  long long row = 0;
+  for (int j = 0; j < sParts; ++j)
+    row += s[(unsigned long long)p * sParts + j];
+  return row;
+}
+
 /// Entry (p, k) of a program's input size matrix (`parts` = 1 when the
 /// program's input is packed, else n) from the call's size matrix `s`
 /// ([n][sParts], the collective's first input) and the run-time root.
@@ -200,15 +208,14 @@ COLLC_VOCAB_FN bool writesOutput(Root role, int r, int root) {
 /// scattered collective reads its whole row).
 COLLC_VOCAB_FN long long programSize(Root shape, int root, const long long *s,
                                      int sParts, int parts, int p, int k) {
-  long long row = 0;
-  for (int j = 0; j < sParts; ++j)
-    row += s[(unsigned long long)p * sParts + j];
+  // The row is summed only for the entries that hold it (a launch reads
+  // 2n entries).
   if (shape == Root::Producer && p != root)
     return 0;
   if (shape == Root::Consumer)
-    return k == (parts == 1 ? 0 : root) ? row : 0;
+    return k == (parts == 1 ? 0 : root) ? rowTotal(s, sParts, p) : 0;
   if (parts == 1)
-    return row;
+    return rowTotal(s, sParts, p);
   return s[(unsigned long long)p * sParts + k];
 }
 

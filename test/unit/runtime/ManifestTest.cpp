@@ -72,29 +72,32 @@ TEST(ManifestTest, EveryReaderNeedsAKnownVariant) {
   EXPECT_EQ(read(text, ManifestCheck::Whole).message, unknown);
 }
 
-// The runtime shapes a rooted call's sizes as the program's `root` says:
-// loading refuses a program whose rule disagrees with its collective.
-TEST(ManifestTest, AProgramsRootMatchesItsCollective) {
+/// loadable() with collective "c" (copy packed -> scattered, root role
+/// `collRoot`) and its program's `root` set to `programRoot` (absent: "").
+std::string withRoots(const std::string &collRoot,
+                      const std::string &programRoot) {
   std::string text = loadable();
   text.replace(text.find(R"("collectives": [])"), 17,
                R"("collectives": [{"name": "c", "transforms": [{"consume":
-    "copy", "input": "packed", "output": "scattered", "root": "consumer"}],
+    "copy", "input": "packed", "output": "scattered", "root": ")" +
+                   collRoot + R"("}],
     "schedule": {"ready_events": [], "free_events": [], "roles": []}}])");
-  EXPECT_EQ(read(text, ManifestCheck::Load).message,
+  if (!programRoot.empty())
+    text.replace(text.find(R"("input_packed": true)"), 20,
+                 R"("input_packed": true, "root": ")" + programRoot + "\"");
+  return text;
+}
+
+// The runtime shapes a rooted call's sizes as the program's `root` says:
+// loading refuses a program whose rule disagrees with its collective.
+TEST(ManifestTest, AProgramsRootMatchesItsCollective) {
+  EXPECT_EQ(read(withRoots("consumer", ""), ManifestCheck::Load).message,
             "kernels[0]: program \"k\" has root \"none\" but collective "
             "\"c\" is rooted");
-  const std::string rooted = R"("input_packed": true, "root": "consumer")";
-  text.replace(text.find(R"("input_packed": true)"), 20, rooted);
-  EXPECT_FALSE(read(text, ManifestCheck::Load)) <<
-      read(text, ManifestCheck::Load).message;
-  std::string unrooted = loadable();
-  unrooted.replace(unrooted.find(R"("input_packed": true)"), 20,
-                   R"("input_packed": true, "root": "producer")");
-  unrooted.replace(unrooted.find(R"("collectives": [])"), 17,
-                   R"("collectives": [{"name": "c", "transforms": [{"consume":
-    "copy", "input": "packed", "output": "scattered", "root": "none"}],
-    "schedule": {"ready_events": [], "free_events": [], "roles": []}}])");
-  EXPECT_EQ(read(unrooted, ManifestCheck::Load).message,
+  const std::string rooted = withRoots("consumer", "consumer");
+  EXPECT_FALSE(read(rooted, ManifestCheck::Load))
+      << read(rooted, ManifestCheck::Load).message;
+  EXPECT_EQ(read(withRoots("none", "producer"), ManifestCheck::Load).message,
             "kernels[0]: program \"k\" has root \"producer\" but "
             "collective \"c\" is not rooted");
 }
