@@ -194,6 +194,16 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                     ", expected true or false");
     g.speculate = (*p)["speculate"].get<bool>();
   }
+  // Optional (added with format_version 1 kept): absent means not chunked.
+  if (p->contains("chunk")) {
+    const json &chunk = (*p)["chunk"];
+    if (!chunk.is_number_integer() || chunk.get<long long>() < 0 ||
+        chunk.get<long long>() % 16)
+      return r.fail(where + ": chunk is " + chunk.dump() +
+                    ", expected a non-negative multiple of 16 (bytes; 0: "
+                    "not chunked)");
+    g.chunk = chunk.get<unsigned long long>();
+  }
   if (!r.error.empty())
     return false;
   auto bad = [&](const std::string &what) {
@@ -234,15 +244,25 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                ", expected a positive multiple of 16");
   g.regionBytes = (unsigned long long)region;
   // The band's top must fit a region (whole, or the partition of it that
-  // the variant's regions carry), with the flag words of every warp.
+  // the variant's regions carry), with the flag words of every warp; a
+  // chunked region one step: a chunk and a flag word per CTA.
   const int warps = (int)((long long)info.grid * info.threads / 32);
-  const unsigned long long need = collcRxRegionBytes(
-      g.encoding, collcRxPayloadBytes(variant, g.bandHi, info.worldSize),
-      warps);
+  const unsigned long long need =
+      g.chunk ? collcRxRegionBytes(
+                    g.encoding,
+                    collcRxChunkedPayloadBytes(info.grid, g.chunk), info.grid)
+              : collcRxRegionBytes(
+                    g.encoding,
+                    collcRxPayloadBytes(variant, g.bandHi, info.worldSize),
+                    warps);
   if (g.regionBytes < need)
-    return bad("region_bytes is " + std::to_string(region) +
-               ", but the band's top (" + std::to_string(g.bandHi) +
-               " bytes) needs " + std::to_string(need));
+    return bad("region_bytes is " + std::to_string(region) + ", but " +
+               (g.chunk ? "a step of " + std::to_string(info.grid) +
+                              " chunks of " + std::to_string(g.chunk) +
+                              " bytes"
+                        : "the band's top (" + std::to_string(g.bandHi) +
+                              " bytes)") +
+               " needs " + std::to_string(need));
   g.rxBytes = (unsigned long long)rx;
   const unsigned long long rxWant =
       collcRxBuffers(variant) *

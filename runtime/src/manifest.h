@@ -75,6 +75,9 @@ struct ProgramInfo {
   vocab::Root root = vocab::Root::None;
   /// Speculative takes (informative: the kernel is compiled with it).
   bool speculate = false;
+  /// Payload bytes per CTA, partition and step of a chunked program; 0: the
+  /// band's top bounds a region.
+  unsigned long long chunk = 0;
 };
 
 /// The manifest spelling of a COLLC_ENCODING_* ("ll16"), "?" if none.

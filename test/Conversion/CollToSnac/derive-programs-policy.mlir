@@ -1,8 +1,9 @@
-// RUN: collc-opt %s --coll-derive-programs | FileCheck %s --implicit-check-not="snac.program for"
-// RUN: collc-opt %s --coll-derive-programs="slots=4 protocol=flag one-hop-max-bytes=4096 ll16-max-bytes=1024" | FileCheck %s --check-prefix=OPTS
-// RUN: collc-opt %s --coll-derive-programs="speculate=false" | FileCheck %s --check-prefix=NOSPEC
-// RUN: not collc-opt %s --coll-derive-programs="slots=1" 2>&1 | FileCheck %s --check-prefix=SLOTS
-// RUN: not collc-opt %s --coll-derive-programs="protocol=smoke" 2>&1 | FileCheck %s --check-prefix=PROTO
+// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" | FileCheck %s --implicit-check-not="snac.program for"
+// (Chunked programs, the band above: derive-programs-chunked.mlir.)
+// RUN: collc-opt %s --coll-derive-programs="slots=4 protocol=flag one-hop-max-bytes=4096 ll16-max-bytes=1024 stream-chunk-bytes=0" | FileCheck %s --check-prefix=OPTS
+// RUN: collc-opt %s --coll-derive-programs="speculate=false stream-chunk-bytes=0" | FileCheck %s --check-prefix=NOSPEC
+// RUN: not collc-opt %s --coll-derive-programs="slots=1 stream-chunk-bytes=0" 2>&1 | FileCheck %s --check-prefix=SLOTS
+// RUN: not collc-opt %s --coll-derive-programs="protocol=smoke stream-chunk-bytes=0" 2>&1 | FileCheck %s --check-prefix=PROTO
 
 // Speculation is the derivation's choice (ll16, sentinel); off for the
 // ablation, and never printed when off.

@@ -1,5 +1,6 @@
-// RUN: collc-opt %s --coll-derive-programs | FileCheck %s --implicit-check-not="snac.program for"
-// RUN: collc-opt %s --coll-derive-programs="one-hop-max-bytes=4096 two-shot-max-bytes=65536 protocol=sentinel" | FileCheck %s --check-prefix=OPTS --implicit-check-not="snac.program for"
+// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" | FileCheck %s --implicit-check-not="snac.program for"
+// (Chunked programs, the band above: derive-programs-chunked.mlir.)
+// RUN: collc-opt %s --coll-derive-programs="one-hop-max-bytes=4096 two-shot-max-bytes=65536 protocol=sentinel stream-chunk-bytes=0" | FileCheck %s --check-prefix=OPTS --implicit-check-not="snac.program for"
 
 // ReduceScatter then AllGather (found by the layout algebra, whatever its
 // name): a one-shot program up to one_hop_max_bytes and a two-shot one in

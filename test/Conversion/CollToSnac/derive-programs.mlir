@@ -1,7 +1,8 @@
-// RUN: collc-opt %s --coll-derive-programs | FileCheck %s --implicit-check-not="snac.program for"
-// RUN: collc-opt %s --coll-derive-programs | collc-opt | FileCheck %s --implicit-check-not="snac.program for"
+// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" | FileCheck %s --implicit-check-not="snac.program for"
+// (Chunked programs, the band above: derive-programs-chunked.mlir.)
+// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" | collc-opt | FileCheck %s --implicit-check-not="snac.program for"
 // The pass is idempotent.
-// RUN: collc-opt %s --coll-derive-programs --coll-derive-programs | FileCheck %s --implicit-check-not="snac.program for"
+// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" --coll-derive-programs="stream-chunk-bytes=0" | FileCheck %s --implicit-check-not="snac.program for"
 
 // Every unrooted single transform gets a one-shot program; defaults: ll16
 // (auto, band up to 64 KiB), 2 slots, work left to snac-assign-work, PDL.

@@ -5,7 +5,7 @@
 // RUN: not collc-opt %s --snac-assign-work="threads=48" 2>&1 | FileCheck %s --check-prefix=THREADS
 
 // TARGET: error: snac-assign-work: unknown target 'gfx90a'; expected sm_<version>, e.g. sm_90a
-// THREADS: error: snac-assign-work: threads must be a multiple of 32 up to 1024 and max-ctas at least 1, got 48 and 128
+// THREADS: error: snac-assign-work: threads and chunked-threads must be multiples of 32 up to 1024, max-ctas and chunked-ctas at least 1, got 48, 512, 128 and 16
 
 // LL16 moves 8 bytes per thread-step: 64 KiB / (256 * 8) = 32 CTAs.
 // CHECK-LABEL: snac.program for @ll16 variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 32, threads = 256, grain = 8, pdl = true>

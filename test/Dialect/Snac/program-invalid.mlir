@@ -263,3 +263,19 @@ snac.program for @x variant one_shot root consumer policy #snac.policy<encoding 
 snac.program for @x variant one_shot root leader policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
 ^bb0(%r: index, %n: index):
 }
+
+// -----
+
+// A chunk is whole 16-byte units of every encoding's payload.
+// expected-error@+1 {{policy chunk must be a non-negative multiple of 16 bytes (0: not chunked), got 24}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 24> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// The optional entries after `pdl` come in one order, each once.
+// expected-error@+1 {{expected 'speculate' or 'chunk' (in that order, each at most once) after 'pdl', got 'speculate'}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, speculate = true> {
+^bb0(%r: index, %n: index):
+}

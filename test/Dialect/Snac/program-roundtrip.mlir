@@ -148,3 +148,28 @@ snac.program for @gather variant one_shot root consumer policy #snac.policy<enco
   snac.put_each @input -> @rx[%e]
   snac.take_each @rx[%e] -> @output
 }
+
+// A chunked program: the body runs once per step, a chunk of every
+// partition per CTA; `chunk` printed last, `speculate` only when true.
+// CHECK-LABEL: snac.program for @all_gather_chunked variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 16, pdl = true, chunk = 131072> {
+// CHECK-LABEL: snac.program for @reduce_scatter_chunked variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 8, pdl = false, speculate = true, chunk = 4096> {
+snac.program for @all_gather_chunked variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 16, pdl = true, speculate = false, chunk = 131072> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+}
+snac.program for @reduce_scatter_chunked variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 8, pdl = false, speculate = true, chunk = 4096> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+}

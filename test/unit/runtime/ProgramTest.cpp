@@ -37,6 +37,9 @@ struct ProgramEntry {
   unsigned long long lo = 0, hi = 65536;
   int slots = 2, grid = 16, threads = 512, world = 2;
   long long region = -1, rx = -1, fill = -1, counters = -1;
+  /// The manifest's `chunk` text (a number, or anything else to test the
+  /// reader); empty: absent.
+  std::string chunk;
   std::string text() const {
     const int enc = encoding == "flag"       ? COLLC_ENCODING_FLAG
                     : encoding == "sentinel" ? COLLC_ENCODING_SENTINEL
@@ -56,7 +59,8 @@ struct ProgramEntry {
            R"(], "slots": )" + std::to_string(slots) + R"(, "region_bytes": )" +
            std::to_string(r) + R"(, "rx_bytes": )" + std::to_string(x) +
            R"(, "rx_fill": )" + std::to_string(f) + R"(, "counter_words": )" +
-           std::to_string(c) + R"(, "input_packed": true}})";
+           std::to_string(c) + R"(, "input_packed": true)" +
+           (chunk.empty() ? "" : R"(, "chunk": )" + chunk) + "}}";
   }
 };
 
@@ -405,6 +409,52 @@ TEST(TwoShotTest, ProgramsOfTwoVariantsSplitTheSizes) {
                 {"kernels[1]", "band [65536, 1048576] overlaps that of "
                                "'collc_all_reduce__one_shot_ll16_f32_n2'",
                  "disjoint bands"});
+}
+
+TEST(ChunkedTest, AChunkedRegionHoldsOneStepWhateverTheBand) {
+  // Two-shot chunked AllReduce above a one-shot band: every size up to the
+  // largest the band can say, regions of one step (a chunk and a flag word
+  // per CTA), not of the band's top.
+  ProgramEntry one, big;
+  big.name = "collc_all_reduce__two_shot_flag_chunked_f32_n2";
+  big.variant = "two_shot";
+  big.encoding = "flag";
+  big.lo = 65537;
+  big.hi = 9223372036854775807ull;
+  big.chunk = "131072";
+  big.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(big.grid, 131072),
+      big.grid);
+  EXPECT_EQ(big.region, 16 * 131072 + 128);
+  big.rx = 2 * (long long)collcRxBytes(big.slots, big.world, big.region);
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, one.text(), big.text()}), &m),
+            collcSuccess)
+      << lastError();
+  EXPECT_EQ(m->kernels[2].program.chunk, 131072u);
+  EXPECT_EQ(m->kernels[1].program.chunk, 0u); // absent: not chunked
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    EXPECT_EQ(collc::test::routeOf(comm, "", 65537), big.name);
+    EXPECT_EQ(collc::test::routeOf(comm, "", 1ull << 40), big.name);
+  }
+  collcModuleDestroy(m);
+
+  // A region short of one step, and chunks that are not whole 16-byte
+  // units, are refused with what is wrong.
+  ProgramEntry bad = big;
+  bad.region -= 16;
+  bad.rx = 2 * (long long)collcRxBytes(bad.slots, bad.world, bad.region);
+  expectRefused({bad.text()},
+                {"region_bytes is 2097264", "a step of 16 chunks of 131072 "
+                                            "bytes needs 2097280"});
+  bad = big;
+  bad.chunk = "24";
+  expectRefused({bad.text()}, {"chunk is 24", "multiple of 16"});
+  bad.chunk = "\"big\"";
+  expectRefused({bad.text()}, {"chunk is \"big\""});
 }
 
 TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {

@@ -56,9 +56,15 @@ int abiVariant(snac::Variant variant) {
 /// Bytes of one (slot, source) receive region at `n` ranks: the payload a
 /// region carries for the band's top (abi.h; at least one 16-byte unit, so
 /// the padding unit of an empty band fits) in the encoding's format, plus
-/// one flag word per warp of the grid.
+/// one flag word per warp of the grid; for a chunked program one step's.
 int64_t regionBytes(snac::ProgramOp program, int64_t n) {
   snac::PolicyAttr policy = program.getPolicy();
+  // A chunked region holds one step: a chunk per CTA, one flag word per CTA.
+  if (policy.isChunked())
+    return (int64_t)collcRxRegionBytes(
+        abiEncoding(policy.getEncoding()),
+        collcRxChunkedPayloadBytes((int)policy.getCtas(), policy.getChunk()),
+        (int)policy.getCtas());
   const int64_t payload = std::max<int64_t>(
       (int64_t)collcRxPayloadBytes(abiVariant(program.getVariant()),
                                    policy.getBandHi(), (int)n),
@@ -249,11 +255,20 @@ void ProgramEmitter::emitFor(scf::ForOp loop, int indent) {
 
 /// The wait for the previous kernel goes right before the one dependent
 /// load, so everything above it (address arithmetic) overlaps that kernel.
+/// A chunked program runs the rest of the body once per step, each step
+/// with its own epoch (the CTA's counter advances by the call's steps).
 void ProgramEmitter::emitEpoch(snac::EpochOp op, int indent) {
   names[op.getEpoch()] = "e";
   if (policy.getPdl())
     line(indent) << "g.wait_previous();\n";
-  line(indent) << "const Epoch e = g.epoch();\n";
+  if (!policy.isChunked()) {
+    line(indent) << "const Epoch e = g.epoch();\n";
+    return;
+  }
+  line(indent) << "const Epoch e0 = g.epoch();\n";
+  line(indent) << "const long long steps = g.steps();\n";
+  line(indent) << "for (long long s = 0; s < steps; ++s) {\n";
+  line(indent + 1) << "const Epoch e = e0.step(s);\n";
 }
 
 /// A put from the output is a forward (two-shot); snac.put's verifier made
@@ -361,14 +376,29 @@ void ProgramEmitter::emitKernel(const std::string &name,
   // geometry whose offsets differ from the device API's default.
   bool outputByRow =
       !output.isPacked() && output.getSizes() == snac::SizeSide::row;
+  std::string tail;
+  if (policy.isChunked())
+    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}",
+                   outputByRow ? "true" : "false", policy.getChunk())
+               .str();
+  else if (outputByRow)
+    tail = ", /*OutputByRow=*/true";
   os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}, "
                 "/*Speculate=*/{2}{3}> g(p, rx, sizes);\n",
                 program.isInputPacked() ? "true" : "false",
                 policy.getGrain() / unitBytes(policy.getEncoding()),
-                policy.getSpeculate() ? "true" : "false",
-                outputByRow ? ", /*OutputByRow=*/true" : "");
-  emitBlock(program.getBody().front(), 1);
-  os << "  g.finish(e);\n}\n\n";
+                policy.getSpeculate() ? "true" : "false", tail);
+  // Ops after the epoch run inside the step loop of a chunked program.
+  int indent = 1;
+  for (Operation &op : program.getBody().front()) {
+    emitOp(op, indent);
+    if (isa<snac::EpochOp>(op) && policy.isChunked())
+      indent = 2;
+  }
+  if (policy.isChunked())
+    os << "  }\n  g.finish(e0.step(steps - 1));\n}\n\n";
+  else
+    os << "  g.finish(e);\n}\n\n";
 }
 
 LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
@@ -386,11 +416,15 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
   std::string encoding = snac::stringifyEncoding(policy.getEncoding()).str();
   std::string variant = snac::stringifyVariant(program.getVariant()).str();
   os << formatv(
-      "//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes -===//\n\n",
+      "//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes{5} -===//\n\n",
       collective.getSymName(), variant, encoding, policy.getBandLo(),
-      policy.getBandHi());
+      policy.getBandHi(),
+      policy.isChunked()
+          ? formatv(", chunks of {0} bytes per CTA", policy.getChunk()).str()
+          : std::string());
   std::string prefix =
-      formatv("collc_{0}__{1}_{2}", collective.getSymName(), variant, encoding)
+      formatv("collc_{0}__{1}_{2}{3}", collective.getSymName(), variant,
+              encoding, policy.isChunked() ? "_chunked" : "")
           .str();
   return cuda::forEachKernel(
       collective, prefix,
@@ -438,6 +472,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         p.inputPacked = program.isInputPacked();
         p.root = snac::stringifyRoot(program.getRootShape()).str();
         p.speculate = policy.getSpeculate();
+        p.chunk = policy.getChunk();
         info.program = p;
         kernels->push_back(std::move(info));
         return success();

@@ -155,7 +155,8 @@ void module::write(ModuleOp module, llvm::StringRef specName,
             {"counter_words", k.grid},
             {"input_packed", p.inputPacked},
             {"root", p.root},
-            {"speculate", p.speculate}};
+            {"speculate", p.speculate},
+            {"chunk", p.chunk}};
         addResources(j, image, k);
         kernels.push_back(j);
         continue;

@@ -141,6 +141,20 @@ static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
   return std::nullopt;
 }
 
+/// Whether `shot` can be chunked: every rank must count the same steps, and
+/// a rank counts them from its size vector (its row and column of the size
+/// matrix), which holds the largest entry of the whole matrix when the input
+/// is packed (every rank's size), the sizes are fixed, or the transform
+/// reduces (its partitions have one size on every rank). A transposing `_v`
+/// copy (AllToAll_v, and the Scatter and Gather it carries) is none of
+/// these: two ranks could count different steps and wait for each other's
+/// missing ones.
+static bool chunkable(const OneShot &shot) {
+  return fixedLayout(shot.input) == Layout::packed ||
+         shot.consume == ConsumeOp::reduce ||
+         (!isVariable(shot.input) && !isVariable(shot.output));
+}
+
 /// The encoding a `protocol` value names; `auto` picks by the band's hi:
 /// LL16 doubles the bytes on the wire and pays off only while latency
 /// dominates.
@@ -189,10 +203,15 @@ struct CollDeriveProgramsPass
   snac::ProgramOp createProgram(OpBuilder &b, CollectiveOp collective,
                                 snac::Variant variant,
                                 snac::Encoding encoding, int64_t lo,
-                                int64_t hi, int64_t ctas);
-  void deriveTwoShot(CollectiveOp collective, const OneShot &shot,
-                     Operation *after, int64_t lo, int64_t hi,
-                     StringRef proto, int64_t ctas);
+                                int64_t hi, int64_t ctas, int64_t chunk);
+  snac::ProgramOp deriveOneShot(CollectiveOp collective, const OneShot &shot,
+                                Operation *after, snac::Encoding encoding,
+                                int64_t lo, int64_t hi, int64_t ctas,
+                                int64_t chunk);
+  snac::ProgramOp deriveTwoShot(CollectiveOp collective, const OneShot &shot,
+                                Operation *after, snac::Encoding encoding,
+                                int64_t lo, int64_t hi, int64_t ctas,
+                                int64_t chunk);
 };
 
 } // namespace
@@ -231,29 +250,83 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
     }
   }
 
-  MLIRContext *ctx = &getContext();
-  Location loc = collective.getLoc();
-  OpBuilder b(ctx);
+  // Chunked programs serve every input above the bands before them
+  // (spec `stream_chunk_bytes`, else the option; 0: none).
+  int64_t chunk = streamChunkBytes;
+  if (auto v = dyn_cast_or_null<IntegerAttr>(
+          collective.lookupPolicy("stream_chunk_bytes")))
+    chunk = v.getInt();
+  if (chunk < 0 || chunk % 16 != 0) {
+    collective.emitError()
+        << "stream_chunk_bytes = " << chunk
+        << " is not a multiple of 16: a chunk is whole 16-byte units of "
+           "every encoding's payload (0: no chunked program)";
+    return signalPassFailure();
+  }
+
   // After the collective's schedule when there is one: collective, schedule,
-  // program, in the order the passes run.
+  // programs by band, in the order the passes run.
   Operation *after = collective;
   if (auto schedule =
           dyn_cast_or_null<snac::ScheduleOp>(collective->getNextNode());
       schedule && schedule.getCollective() == collective.getSymName())
     after = schedule;
-  b.setInsertionPointAfter(after);
+  after = deriveOneShot(collective, *shot, after,
+                        *encodingOf(proto, hi, ll16MaxBytes), /*lo=*/0, hi,
+                        ctas, /*chunk=*/0);
+  int64_t top = hi;
+  if (shot->twoShot && twoHi > hi) {
+    // `auto` is LL16 for every two-shot band: its regions carry one
+    // partition, and on one H200 with 2 and 8 ranks sharing it two-shot
+    // LL16 took 3.4 and 40 us at 256 KiB against flag's 10.1 and 89
+    // (bench/results/2026-12-01-nvidia-h200/two-shot-*.json).
+    snac::Encoding encoding = proto == "auto"
+                                  ? snac::Encoding::ll16
+                                  : *encodingOf(proto, twoHi, ll16MaxBytes);
+    after = deriveTwoShot(collective, *shot, after, encoding, hi + 1, twoHi,
+                          ctas, /*chunk=*/0);
+    top = twoHi;
+  }
+  if (chunk <= 0 || !chunkable(*shot))
+    return;
+  // The bandwidth regime: a step moves a chunk per CTA, so regions hold one
+  // step whatever the input; `auto` is flag there (LL16 halves the payload
+  // of every byte on the wire).
+  snac::Encoding encoding =
+      proto == "auto" ? snac::Encoding::flag
+                      : *encodingOf(proto, top + 1, ll16MaxBytes);
+  const int64_t unbounded = std::numeric_limits<int64_t>::max();
+  if (shot->twoShot)
+    deriveTwoShot(collective, *shot, after, encoding, top + 1, unbounded, ctas,
+                  chunk);
+  else
+    deriveOneShot(collective, *shot, after, encoding, top + 1, unbounded, ctas,
+                  chunk);
+}
 
+/// The one-shot program of `shot` after `after`, serving [lo, hi]:
+///
+///   %e = snac.epoch
+///   put | put_each    the input to its consumers
+///   reduce_take | take_each
+snac::ProgramOp CollDeriveProgramsPass::deriveOneShot(
+    CollectiveOp collective, const OneShot &shot, Operation *after,
+    snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
+    int64_t chunk) {
+  MLIRContext *ctx = &getContext();
+  Location loc = collective.getLoc();
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(after);
   auto program = createProgram(b, collective, snac::Variant::one_shot,
-                               *encodingOf(proto, hi, ll16MaxBytes),
-                               /*lo=*/0, hi, ctas);
-  if (shot->root != Root::none)
-    program.setRootAttr(snac::RootAttr::get(ctx, shot->root));
+                               encoding, lo, hi, ctas, chunk);
+  if (shot.root != Root::none)
+    program.setRootAttr(snac::RootAttr::get(ctx, shot.root));
   Block &body = program.getBody().front();
   b.setInsertionPointToStart(&body);
 
-  bool packedIn = fixedLayout(shot->input) == Layout::packed;
-  bool packedOut = fixedLayout(shot->output) == Layout::packed;
-  bool variable = isVariable(shot->input) || isVariable(shot->output);
+  bool packedIn = fixedLayout(shot.input) == Layout::packed;
+  bool packedOut = fixedLayout(shot.output) == Layout::packed;
+  bool variable = isVariable(shot.input) || isVariable(shot.output);
   auto buffer = [&](StringRef name, snac::BufferKind kind, snac::Layout layout,
                     snac::SizeSide sizes) {
     snac::ProgramBufferOp::create(b, loc, b.getStringAttr(name),
@@ -261,11 +334,11 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
                                   snac::LayoutAttr::get(ctx, layout),
                                   snac::SizeSideAttr::get(ctx, sizes));
   };
-  buffer("input", snac::BufferKind::input, shot->input,
+  buffer("input", snac::BufferKind::input, shot.input,
          snac::SizeSide::row);
   // Output partition p holds what p contributes to this rank (column); a
   // reduction of packed inputs is as long as this rank's own (row).
-  buffer("output", snac::BufferKind::output, shot->output,
+  buffer("output", snac::BufferKind::output, shot.output,
          packedIn && packedOut ? snac::SizeSide::row : snac::SizeSide::column);
   buffer("rx", snac::BufferKind::receive,
          variable ? snac::Layout::scattered_v : snac::Layout::scattered,
@@ -295,24 +368,25 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
 
   // Take: a reduction combines every source into its packed output; a copy
   // places source p's region in output partition p, every p in one op.
-  if (shot->consume == ConsumeOp::reduce) {
+  if (shot.consume == ConsumeOp::reduce) {
     assert(packedOut && "a legal reduction has a packed output");
     snac::ReduceTakeOp::create(
-        b, loc, snac::ReductionAttr::get(ctx, *shot->reduction), rx,
+        b, loc, snac::ReductionAttr::get(ctx, *shot.reduction), rx,
         epoch, output, partZero());
   } else {
     snac::TakeEachOp::create(b, loc, rx, epoch, output);
   }
-  if (shot->twoShot && twoHi > hi)
-    deriveTwoShot(collective, *shot, program, hi + 1, twoHi, proto, ctas);
+  return program;
 }
+
 
 /// A program of `variant` for `collective` at the builder's point: its
 /// policy (work assignment left to snac-assign-work) and an empty body with
 /// the (rank, world size) arguments.
 snac::ProgramOp CollDeriveProgramsPass::createProgram(
     OpBuilder &b, CollectiveOp collective, snac::Variant variant,
-    snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas) {
+    snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
+    int64_t chunk) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   // ll16 and sentinel units validate themselves, so loading before
@@ -320,7 +394,7 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
   bool spec = speculate && encoding != snac::Encoding::flag;
   auto policy =
       snac::PolicyAttr::get(ctx, encoding, slots, lo, hi, ctas, /*threads=*/0,
-                            /*grain=*/0, /*pdl=*/true, spec);
+                            /*grain=*/0, /*pdl=*/true, spec, chunk);
   auto program = snac::ProgramOp::create(
       b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
       snac::VariantAttr::get(ctx, variant), /*root=*/snac::RootAttr(),
@@ -348,24 +422,16 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
 /// loops). Each phase has its own receive buffer; every (source, consumer)
 /// pair exchanges one region of each every call (an empty partition still
 /// publishes its padding unit), so two slots are enough for both.
-void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
-                                           const OneShot &shot,
-                                           Operation *after, int64_t lo,
-                                           int64_t hi, StringRef proto,
-                                           int64_t ctas) {
+snac::ProgramOp CollDeriveProgramsPass::deriveTwoShot(
+    CollectiveOp collective, const OneShot &shot, Operation *after,
+    snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
+    int64_t chunk) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(after);
-  // `auto` is LL16 for every two-shot band: its regions carry one partition,
-  // and on one H200 with 2 and 8 ranks sharing it two-shot LL16 took 3.4 and
-  // 40 us at 256 KiB against flag's 10.1 and 89 (bench/results/
-  // 2026-12-01-nvidia-h200/two-shot-*.json).
-  snac::Encoding encoding = proto == "auto"
-                                ? snac::Encoding::ll16
-                                : *encodingOf(proto, hi, ll16MaxBytes);
   auto program = createProgram(b, collective, snac::Variant::two_shot,
-                               encoding, lo, hi, ctas);
+                               encoding, lo, hi, ctas, chunk);
   Block &body = program.getBody().front();
   Value rank = body.getArgument(0);
   Value n = body.getArgument(1);
@@ -420,4 +486,5 @@ void CollDeriveProgramsPass::deriveTwoShot(CollectiveOp collective,
     Value q = peer(i);
     snac::TakeOp::create(b, loc, fwd, epoch, q, output, q);
   });
+  return program;
 }

@@ -96,6 +96,9 @@ struct ProgramInfo {
   std::string root = "none";
   /// Speculative takes (load, compute, then validate; ll16 and sentinel).
   bool speculate = false;
+  /// Payload bytes per CTA, partition and step of a chunked program (0: the
+  /// body runs once per call).
+  int64_t chunk = 0;
 };
 
 /// What the runtime needs to launch one generated kernel.

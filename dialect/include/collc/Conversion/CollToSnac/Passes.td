@@ -66,6 +66,13 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     call, which is what proves the reuse of a receive slot. Other
     compositions get no program.
 
+    Above the other bands (up to any size), a chunked program of the same
+    shape (two-shot for AllReduce) runs its body once per step, each CTA
+    moving one chunk of every partition per step (`stream_chunk_bytes` in
+    the spec, else the option; 0: none), so its receive regions hold one
+    step. Not for a transposing `_v` copy (AllToAll_v, Scatter, Gather),
+    whose ranks could count different steps.
+
     The rules are keyed on layouts, consume op and root only. Policy:
     `protocol` (the encoding; `auto` picks by band), `one_hop_max_bytes`
     (the band's `hi`; 0: no program) and `ctas` (the CTA budget) from the
@@ -84,6 +91,11 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            "default top of the two-shot band [one-hop-max-bytes + 1, this] "
            "of a ReduceScatter-then-AllGather collective (0 or at most "
            "one-hop-max-bytes: none)">,
+    Option<"streamChunkBytes", "stream-chunk-bytes", "int64_t",
+           /*default=*/"131072",
+           "default chunk of the chunked program that serves every input "
+           "above the other bands: payload bytes per CTA, partition and step "
+           "(0: none)">,
     Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",

@@ -176,6 +176,9 @@ static const PolicyKey kPolicyKeys[] = {
     // The `hi` of the two-shot AllReduce band (0: no two-shot program).
     {"two_shot_max_bytes", PolicyKind::Integer, 0, int64_t(1) << 30, nullptr,
      "largest input, in bytes, of a two-shot program"},
+    // The chunk of the chunked programs (0: none), docs/snac.md.
+    {"stream_chunk_bytes", PolicyKind::Integer, 0, int64_t(1) << 24, nullptr,
+     "payload bytes per CTA, partition and step of a chunked program"},
     {"pipeline_stages", PolicyKind::NotImplemented, 0, 0, nullptr,
      "the device code picks its pipeline depth from shared memory"},
     {"ll_max_bytes", PolicyKind::NotImplemented, 0, 0, nullptr,

@@ -29,6 +29,51 @@ static void printBool(AsmPrinter &printer, bool value) {
   printer << (value ? "true" : "false");
 }
 
+/// `pdl = B` and the policy's optional tail, each entry printed only when it
+/// is not the default: `, speculate = true` then `, chunk = N`. One
+/// directive, because two optional groups that both start with `,` cannot be
+/// told apart by the generated parser.
+static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
+                                   bool &speculate, int64_t &chunk) {
+  if (parser.parseKeyword("pdl") || parser.parseEqual() ||
+      parseBool(parser, pdl))
+    return failure();
+  speculate = false;
+  chunk = 0;
+  bool seenSpeculate = false, seenChunk = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "speculate" && !seenSpeculate && !seenChunk) {
+      seenSpeculate = true;
+      if (parseBool(parser, speculate))
+        return failure();
+    } else if (key == "chunk" && !seenChunk) {
+      seenChunk = true;
+      if (parser.parseInteger(chunk))
+        return failure();
+    } else {
+      return parser.emitError(loc)
+             << "expected 'speculate' or 'chunk' (in that order, each at "
+                "most once) after 'pdl', got '"
+             << key << "'";
+    }
+  }
+  return success();
+}
+
+static void printPolicyTail(AsmPrinter &printer, bool pdl, bool speculate,
+                            int64_t chunk) {
+  printer << "pdl = ";
+  printBool(printer, pdl);
+  if (speculate)
+    printer << ", speculate = true";
+  if (chunk)
+    printer << ", chunk = " << chunk;
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "collc/Dialect/Snac/IR/SnacAttrs.cpp.inc"
 
@@ -51,7 +96,7 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  Encoding encoding, int64_t slots,
                                  int64_t bandLo, int64_t bandHi, int64_t ctas,
                                  int64_t threads, int64_t grain, bool,
-                                 bool speculate) {
+                                 bool speculate, int64_t chunk) {
   // A flag orders the data written before it, not a payload loaded before
   // the flag was: validating such a load needs a timing assumption (SiFAR
   // 8.1). ll16 and sentinel units carry their own readiness.
@@ -75,5 +120,11 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << threads;
   if (grain != 0 && (grain % 8 != 0 || grain > 16))
     return emitError() << "policy grain must be 8 or 16 bytes, got " << grain;
+  // A chunk is whole 16-byte units of every encoding's payload, so a CTA's
+  // part starts on a unit of the partition.
+  if (chunk < 0 || chunk % 16 != 0)
+    return emitError() << "policy chunk must be a non-negative multiple of 16 "
+                          "bytes (0: not chunked), got "
+                       << chunk;
   return success();
 }

@@ -41,11 +41,18 @@ struct SnacAssignWorkPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (threads <= 0 || threads % 32 != 0 || threads > 1024 || maxCtas < 1) {
-      module.emitError() << "snac-assign-work: threads must be a multiple of "
-                            "32 up to 1024 and max-ctas at least 1, got "
-                         << threads.getValue() << " and "
-                         << maxCtas.getValue();
+    auto badThreads = [](int64_t t) {
+      return t <= 0 || t % 32 != 0 || t > 1024;
+    };
+    if (badThreads(threads) || badThreads(chunkedThreads) || maxCtas < 1 ||
+        chunkedCtas < 1) {
+      module.emitError() << "snac-assign-work: threads and chunked-threads "
+                            "must be multiples of 32 up to 1024, max-ctas "
+                            "and chunked-ctas at least 1, got "
+                         << threads.getValue() << ", "
+                         << chunkedThreads.getValue() << ", "
+                         << maxCtas.getValue() << " and "
+                         << chunkedCtas.getValue();
       return signalPassFailure();
     }
     // PDL (griddepcontrol) exists from sm_90: without any such target there
@@ -63,7 +70,9 @@ struct SnacAssignWorkPass
     for (auto program : module.getOps<ProgramOp>()) {
       PolicyAttr p = program.getPolicy();
       int64_t grain = p.getGrain() ? p.getGrain() : grainOf(p.getEncoding());
-      int64_t thr = p.getThreads() ? p.getThreads() : int64_t(threads);
+      int64_t thr = p.getThreads()       ? p.getThreads()
+                    : p.isChunked() ? int64_t(chunkedThreads)
+                                         : int64_t(threads);
       // One step of every thread covers the most an op moves: the largest
       // input of the band, or for two-shot (whose ops move one partition)
       // the largest partition, half the input at two ranks.
@@ -71,13 +80,15 @@ struct SnacAssignWorkPass
       if (program.getVariant() == Variant::two_shot)
         most = llvm::divideCeil(most, 2);
       int64_t ctas = p.getCtas();
+      if (!ctas && p.isChunked())
+        ctas = chunkedCtas;
       if (!ctas)
         ctas = std::clamp<int64_t>(llvm::divideCeil(most, thr * grain),
                                    std::min<int64_t>(2, maxCtas), maxCtas);
       program.setPolicyAttr(PolicyAttr::get(
           &getContext(), p.getEncoding(), p.getSlots(), p.getBandLo(),
           p.getBandHi(), ctas, thr, grain, p.getPdl() && anyPdl,
-          p.getSpeculate()));
+          p.getSpeculate(), p.getChunk()));
     }
   }
 };

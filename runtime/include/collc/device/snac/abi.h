@@ -272,6 +272,15 @@ COLLC_ABI_FN unsigned long long collcRxPayloadBytes(int variant,
          (unsigned long long)worldSize * 16ull;
 }
 
+/// Payload bytes a region of a chunked program holds (policy `chunk`): one
+/// step, a chunk of `chunkBytes` per CTA of the `ctas`-CTA grid (sub-region
+/// h at byte h x the chunk's encoded size, docs/snac.md "Chunked
+/// programs"). Its flag words are one per CTA: pass `ctas` as the segments.
+COLLC_ABI_FN unsigned long long collcRxChunkedPayloadBytes(
+    int ctas, unsigned long long chunkBytes) {
+  return (unsigned long long)ctas * chunkBytes;
+}
+
 /// Elements of partition k when a whole buffer of `count` elements is split
 /// over `worldSize` partitions (a typed AllReduce's count): whole 16-byte
 /// units, the first `units mod worldSize` partitions one unit more, the

@@ -66,7 +66,13 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
       unit of a step and compute before validating them all in one check,
       waiting only for the units that fail (docs/snac.md, "speculative
       reduction"). Only with ll16 or sentinel, where each unit validates
-      itself; a flag does not validate a payload read before it.
+      itself; a flag does not validate a payload read before it;
+    - `chunk` (printed only when nonzero): payload bytes one CTA moves per
+      partition per step. A chunked program runs its body once per step,
+      CTA h taking chunk `s * ctas + h` of every partition in step `s`
+      (chunk-major channels, each with its own sub-region of every receive
+      region); the band's `hi` then bounds nothing, the regions hold one
+      step (docs/snac.md, "Chunked programs"). A multiple of 16.
 
     ```mlir
     #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16,
@@ -81,13 +87,13 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
                         "int64_t":$threads,
                         "int64_t":$grain,
                         "bool":$pdl,
-                        DefaultValuedParameter<"bool", "false">:$speculate);
+                        DefaultValuedParameter<"bool", "false">:$speculate,
+                        DefaultValuedParameter<"int64_t", "0">:$chunk);
   let assemblyFormat = [{
     `<` `encoding` `=` $encoding `,` `slots` `=` $slots `,`
     `band` `=` `[` $band_lo `,` $band_hi `]` `,` `ctas` `=` $ctas `,`
     `threads` `=` $threads `,` `grain` `=` $grain `,`
-    `pdl` `=` custom<Bool>($pdl)
-    (`,` `speculate` `=` custom<Bool>($speculate)^)? `>`
+    custom<PolicyTail>($pdl, $speculate, $chunk) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -95,6 +101,8 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
     bool isWorkAssigned() const {
       return getCtas() > 0 && getThreads() > 0 && getGrain() > 0;
     }
+    /// True when the body runs once per step on chunks (policy `chunk`).
+    bool isChunked() const { return getChunk() > 0; }
   }];
 }
 

@@ -73,9 +73,16 @@ def SnacAssignWork : Pass<"snac-assign-work", "::mlir::ModuleOp"> {
       (before sm_90); kept otherwise (the emitter launches with PDL on the
       targets that have it).
 
+    A chunked program (policy `chunk`, the bandwidth regime) gets
+    `chunked-ctas` CTAs (16: the issue's budget for the link's rate) of
+    `chunked-threads` threads (512: the Atom's register copy moved the most
+    per CTA with 512, runtime/include/collc/device/THROUGHPUT.md); each CTA
+    is a channel that moves one chunk of every partition per step.
+
     A value the spec set (the CTA budget) is kept. Every op of a program
-    splits its elements over all threads of the grid, so producer and
-    consumer agree on the segments from (count, ctas, threads) alone.
+    splits its elements over all threads of the grid (of the CTA, in a
+    chunked program), so producer and consumer agree on the segments from
+    (count, ctas, threads) alone.
   }];
   let options = [
     ListOption<"targets", "targets", "std::string",
@@ -84,7 +91,11 @@ def SnacAssignWork : Pass<"snac-assign-work", "::mlir::ModuleOp"> {
     Option<"threads", "threads", "int64_t", /*default=*/"256",
            "threads per CTA">,
     Option<"maxCtas", "max-ctas", "int64_t", /*default=*/"128",
-           "most CTAs of a program">
+           "most CTAs of a program">,
+    Option<"chunkedCtas", "chunked-ctas", "int64_t", /*default=*/"16",
+           "CTAs (channels) of a chunked program">,
+    Option<"chunkedThreads", "chunked-threads", "int64_t", /*default=*/"512",
+           "threads per CTA of a chunked program">
   ];
 }
 
