@@ -94,11 +94,15 @@ def check_programs(m, expected):
             buffers = 2
         elif p["variant"] != "one_shot":
             sys.exit(f"{k['name']}: unknown variant {p['variant']}")
-        payload = round16(max(hi, 16))
+        chunk = p.get("chunk", 0)
+        # Flag words: one per warp, or one per CTA in a chunked program.
+        words = k["grid"] if chunk else k["grid"] * k["threads"] // 32
+        # A chunked region holds one step: a chunk per CTA.
+        payload = k["grid"] * chunk if chunk else round16(max(hi, 16))
         if p["encoding"] == "ll16":
             region = 2 * payload  # a 16-byte packet carries 8 bytes
         elif p["encoding"] == "flag":
-            region = payload + round16(k["grid"] * k["threads"] // 32 * 8)
+            region = payload + round16(words * 8)
         else:
             region = payload
         want = {"region_bytes": region,
@@ -111,7 +115,8 @@ def check_programs(m, expected):
                          f"{p[field]}, expected {value}")
         if "workspace" in k or not 0 <= lo <= p["band"][1] or p["slots"] < 2:
             sys.exit(f"{k['name']} on {k['target']}: bad program {p}")
-        name = (f"collc_{k['collective']}__{p['variant']}_{p['encoding']}_"
+        name = (f"collc_{k['collective']}__{p['variant']}_{p['encoding']}"
+                f"{'_chunked' if chunk else ''}_"
                 f"{k['element_type']}_n{k['world_size']}")
         if k["name"] != name:
             sys.exit(f"program kernel {k['name']}, expected {name}")

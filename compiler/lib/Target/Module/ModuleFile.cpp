@@ -155,8 +155,10 @@ void module::write(ModuleOp module, llvm::StringRef specName,
             {"counter_words", k.grid},
             {"input_packed", p.inputPacked},
             {"root", p.root},
-            {"speculate", p.speculate},
-            {"chunk", p.chunk}};
+            {"speculate", p.speculate}};
+        // Only a chunked program says its chunk (absent: not chunked).
+        if (p.chunk)
+          j["program"]["chunk"] = p.chunk;
         addResources(j, image, k);
         kernels.push_back(j);
         continue;

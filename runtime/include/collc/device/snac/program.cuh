@@ -9,8 +9,9 @@
 /// producer pushes each input partition into its consumers' receive buffers,
 /// readiness carried with the data, and every consumer takes (copies) or
 /// reduce-takes the regions of its sources. One kernel per call, no CTA
-/// barrier, no fence stacked on a release, no cross-CTA counter: the only
-/// dependent load is this CTA's call counter, after griddepcontrol.wait.
+/// barrier (chunked programs aside), no fence stacked on a release, no
+/// cross-CTA counter: the only dependent load is this CTA's call counter,
+/// after griddepcontrol.wait.
 ///
 /// Receive buffers (abi.h, "Programs"): rank q's buffer holds one region per
 /// (slot, source); slot = epoch mod Slots, epoch = this CTA's counter + 1.
@@ -37,6 +38,23 @@
 ///    epoch with st.release.sys; every consuming lane polls the word with
 ///    ld.acquire.sys (collc/device/common/flags.cuh).
 ///
+/// Chunked programs (ChunkBytes = C > 0; issue 11, the bandwidth regime):
+/// the emitted body runs once per step s = 0 .. steps() - 1 with epoch
+/// e0.step(s) (value e0 + s; finish(e0.step(steps() - 1))). In step s, CTA
+/// h of the grid's H moves elements [lo, min(lo + C / sizeof(E), count)),
+/// lo = (s * H + h) * C / sizeof(E), of every partition (an empty part: a put
+/// publishes one padding unit, a take waits for it, so every (source,
+/// consumer, CTA) triple exchanges readiness every step and two slots stay
+/// enough), into sub-region h (at h * C, LL16 h * 2C) of the region, unit u
+/// of the part at sub-region + 16u. The units go to the CTA's own threads.
+/// LL16 / SENTINEL: the unit code above, CTA-local. FLAG: one ready word per
+/// (slot, source, CTA), word h at the region's end; all threads copy the
+/// part with unrolled 16-byte vectors, __syncthreads, thread 0 releases; a
+/// take's thread 0 polls, and a barrier hands the acquire (or the failure)
+/// to the CTA. A barrier before a put that follows a take or reduce_take
+/// (syncBeforePut) orders every thread's reads of step s before any of step
+/// s + 1's publications and makes a forward see the reduction's stores.
+///
 /// Waits are bounded by p.timeoutNs. A wait that expires records
 /// COLLC_KERNEL_TIMEOUT, one that sees a packet or ready word of a later call
 /// than its own records COLLC_KERNEL_SEQUENCE (the ranks did not issue the same
@@ -44,7 +62,8 @@
 /// [6] the slot, [7] the first element waited for); that thread then does
 /// nothing more in the call (the communicator is dead: the runtime refuses
 /// later launches). Sentinel readiness carries no call number, so only LL16
-/// and FLAG detect a sequence mismatch.
+/// and FLAG detect a sequence mismatch. Chunked: [7] counts from the
+/// partition's start, and a FLAG wait's failure stops its whole CTA.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -97,8 +116,17 @@ template <int N> struct Sizes {
 struct Epoch {
   u64 value;
   int buffer = 0;
-  /// The same call on receive buffer `b`.
-  COLLC_DEVICE_INLINE Epoch in(int b) const { return Epoch{value, b}; }
+  /// A chunked program's step (0 otherwise): which part of every partition
+  /// this CTA moves. Not named `step`: that is the method below.
+  long long stepIndex = 0;
+  /// The same call (and step) on receive buffer `b`.
+  COLLC_DEVICE_INLINE Epoch in(int b) const {
+    return Epoch{value, b, stepIndex};
+  }
+  /// Step `s` of a chunked call, from its first step's epoch: value + s.
+  COLLC_DEVICE_INLINE Epoch step(long long s) const {
+    return Epoch{value + static_cast<u64>(s), buffer, s};
+  }
 };
 
 namespace detail {
@@ -195,6 +223,27 @@ COLLC_DEVICE_INLINE dev::ll::Packet ll_load(const dev::ll::Packet *p) {
   return v;
 }
 
+/// The CTA-strided unit loop of a chunked FLAG part: unit i to thread
+/// i mod T, U units per thread loaded before any is stored (loads in flight
+/// hide the latency: THROUGHPUT.md, 97 against 40 GB/s per CTA). int
+/// indices: a part has at most C / 16 units.
+template <int U, class Load, class Store>
+COLLC_DEVICE_INLINE void cta_units(int units, Load &&load, Store &&store) {
+  const int t = static_cast<int>(blockDim.x);
+  int i = static_cast<int>(threadIdx.x);
+  for (; i + (U - 1) * t < units; i += U * t) {
+    decltype(load(i)) v[U];
+    COLLC_PRAGMA_UNROLL
+    for (int u = 0; u < U; ++u)
+      v[u] = load(i + u * t);
+    COLLC_PRAGMA_UNROLL
+    for (int u = 0; u < U; ++u)
+      store(i + u * t, v[u]);
+  }
+  for (; i < units; i += t)
+    store(i, load(i));
+}
+
 } // namespace detail
 
 /// A one-shot push program on one rank: E the element type, N the world size,
@@ -205,14 +254,19 @@ COLLC_DEVICE_INLINE dev::ll::Packet ll_load(const dev::ll::Packet *p) {
 /// load every unit of a step before validating them (else each unit is
 /// waited for before the next source is read), OutputByRow whether output
 /// partition k holds count(rank, k) elements (two-shot's: a reduction's
-/// partitions, one size on every rank) rather than count(k, rank). The
-/// constructor does address arithmetic only (no load), so it belongs before
-/// wait_previous().
+/// partitions, one size on every rank) rather than count(k, rank),
+/// ChunkBytes the bytes a CTA moves per partition per step (0: not chunked;
+/// see the file comment). The constructor does address arithmetic only (no
+/// load), so it belongs before wait_previous().
 template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
-          bool Speculate = false, bool OutputByRow = false>
+          bool Speculate = false, bool OutputByRow = false,
+          long long ChunkBytes = 0>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
+  static_assert(ChunkBytes >= 0 && ChunkBytes % 16 == 0 &&
+                    ChunkBytes <= (1ll << 30),
+                "a chunk is whole 16-byte units (int unit indices)");
   // A flag orders the data written before it, not a payload loaded before
   // the flag was read (SiFAR 8.1): only self-validating units speculate.
   static_assert(!Speculate || Enc != Encoding::flag,
@@ -233,13 +287,27 @@ class Program {
   /// Peers whose units a batched op (put_each, take_each) keeps in flight at
   /// once: all of them up to 8, so that registers hold them.
   static constexpr int kBatch = N < 8 ? N : 8;
+  /// Chunked: elements of a CTA's part, bytes of its sub-region (LL16 packets
+  /// carry 8 payload bytes in 16), elements of an LL16 / sentinel unit (error
+  /// records count units from the partition's start), and the 16-byte
+  /// vectors a thread keeps in flight: a copy's, and a reduction's per source
+  /// (about 16 in all, so N sources' registers fit: no spill at 512 threads).
+  static constexpr bool kChunked = ChunkBytes > 0;
+  static constexpr long long kChunkElems = ChunkBytes / (long long)sizeof(E);
+  static constexpr unsigned long long kSubBytes =
+      Enc == Encoding::ll16 ? 2ull * ChunkBytes : ChunkBytes;
+  static constexpr long long kUnitLanes = kUnitBytes / (long long)sizeof(E);
+  static constexpr int kCopyUnroll = 8;
+  static constexpr int kReduceUnroll = N >= 16 ? 1 : 16 / N < 8 ? 16 / N : 8;
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
                               const Sizes<N> &sizes)
       : p_(p), rx_(rx), sizes_(sizes),
-        thread_((long long)blockIdx.x * blockDim.x + threadIdx.x),
-        threads_((long long)gridDim.x * blockDim.x),
+        thread_(kChunked ? (long long)threadIdx.x
+                         : (long long)blockIdx.x * blockDim.x + threadIdx.x),
+        threads_(kChunked ? (long long)blockDim.x
+                          : (long long)gridDim.x * blockDim.x),
         counter_(p.counters + blockIdx.x) {}
 
   /// griddepcontrol.wait on sm_90+ (the previous kernel on the stream has
@@ -263,10 +331,32 @@ public:
     return Epoch{*reinterpret_cast<volatile const u64 *>(counter_) + 1};
   }
 
+  /// Steps of a chunked call (1 otherwise): max(1, ceil(M / (H * C /
+  /// sizeof(E)))), M the largest word of the size vector (every rank's size
+  /// of a packed input; else this rank's row and column), H the grid's CTAs.
+  COLLC_DEVICE_INLINE long long steps() const {
+    if constexpr (!kChunked) {
+      return 1;
+    } else {
+      long long m = 0;
+      COLLC_PRAGMA_UNROLL
+      for (int j = 0; j < 2 * N; ++j)
+        m = sizes_.v[j] > m ? sizes_.v[j] : m;
+      const long long per = (long long)gridDim.x * kChunkElems;
+      const long long s = (m + per - 1) / per;
+      return s > 1 ? s : 1;
+    }
+  }
+
   /// Ends the call in this CTA: stores its counter (read by the next call
   /// after griddepcontrol.wait or stream order, so no fence). Not after an
-  /// error: the communicator is dead.
+  /// error: the communicator is dead. Chunked: e is the last step's epoch.
   COLLC_DEVICE_INLINE void finish(Epoch e) const {
+    // Every thread of the CTA read the counter in epoch(); without the
+    // barrier a warp scheduled late could read the value stored here and
+    // run the call a second time with the next call's epoch. Every thread
+    // reaches it (a failed thread skips its ops, not the kernel's end).
+    __syncthreads();
     if (threadIdx.x == 0 && !failed_)
       *counter_ = e.value;
   }
@@ -307,9 +397,19 @@ public:
   /// count (grid-stride units; flag: the same warp segment and lanes), so
   /// each thread reads back its own stores. Nothing is published after this
   /// thread failed (its reduction may be incomplete): peers then time out.
+  /// Chunked: this CTA's part of the step; a forward's source is ordered
+  /// after the reduction's stores by syncBeforePut (FLAG's copy maps units
+  /// to threads unlike the reduction).
   COLLC_DEVICE_INLINE void put(int op, Epoch e, const E *src, long long count,
                                int dst) {
     (void)op;
+    if constexpr (kChunked) {
+      syncBeforePut();
+      if constexpr (Enc == Encoding::flag) {
+        chunkPut(e, src, count, dst);
+        return;
+      }
+    }
     if constexpr (Enc == Encoding::flag) {
       // The warp publishes one ready word together: all its lanes skip.
       if (__any_sync(0xffffffffu, failed_))
@@ -317,8 +417,10 @@ public:
     } else if (failed_) {
       return;
     }
+    if constexpr (kChunked)
+      narrow(e, src, count);
     const unsigned long long off =
-        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+        subOffset(collcRxOffset(slot(e), p_.rank, N, RegionBytes));
     if constexpr (Enc != Encoding::flag) {
       const uint32_t seq = seqOf(e);
       const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
@@ -388,9 +490,15 @@ public:
   /// every rank k. The same stores as put(src(k), count(k), k) for each k,
   /// but a thread loads unit j of up to kBatch partitions before it stores
   /// any of them: one memory latency per batch instead of one per rank.
+  /// Chunked FLAG: every part copied, then one barrier and one fence for
+  /// the N ready words.
   template <class Src, class Count>
   COLLC_DEVICE_INLINE void put_each(int op, Epoch e, Src src, Count count) {
-    if constexpr (Enc == Encoding::flag) {
+    if constexpr (kChunked)
+      syncBeforePut();
+    if constexpr (Enc == Encoding::flag && kChunked) {
+      chunkPutEach(e, src, count);
+    } else if constexpr (Enc == Encoding::flag) {
       // One ready word per warp and destination: nothing to batch.
       COLLC_PRAGMA_UNROLL
       for (int k = 0; k < N; ++k)
@@ -399,7 +507,7 @@ public:
       if (failed_)
         return;
       const unsigned long long off =
-          collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+          subOffset(collcRxOffset(slot(e), p_.rank, N, RegionBytes));
       const uint32_t seq = seqOf(e);
       COLLC_PRAGMA_UNROLL
       for (int k0 = 0; k0 < N; k0 += kBatch) {
@@ -411,6 +519,8 @@ public:
           const bool here = k0 + b < N;
           s[b] = here ? src(k0 + b) : nullptr;
           c[b] = here ? count(k0 + b) : 0;
+          if constexpr (kChunked)
+            narrow(e, s[b], c[b]);
           units[b] = here ? unitsOf(c[b], kUnitBytes) : 0;
           aligned[b] = (reinterpret_cast<uintptr_t>(s[b]) & 7u) == 0;
           most = units[b] > most ? units[b] : most;
@@ -446,9 +556,17 @@ public:
   /// `count` elements to `dst`.
   COLLC_DEVICE_INLINE void take(int op, Epoch e, int src, E *dst,
                                 long long count) {
+    if constexpr (kChunked)
+      dirty_ = true;
     if (failed_)
       return;
-    if constexpr (Enc == Encoding::flag) {
+    if constexpr (Enc == Encoding::flag && kChunked) {
+      const long long lo = narrow(e, dst, count);
+      if (!chunkAcquire(op, e, src, src + 1, lo))
+        return;
+      chunkCopyIn(subOffset(myRegion(slot(e), src)), dst, count);
+      dirty_ = true;
+    } else if constexpr (Enc == Encoding::flag) {
       char *region = myRegion(slot(e), src);
       const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
       long long lo, hi;
@@ -461,10 +579,13 @@ public:
                 dev::sentinel::load(
                     reinterpret_cast<const dev::sentinel::Pack16 *>(region) + j));
     } else {
+      long long ub = 0;
+      if constexpr (kChunked)
+        ub = narrow(e, dst, count) / kUnitLanes;
       const int sources[1] = {src};
       E *const dsts[1] = {dst};
       const long long counts[1] = {count};
-      takeSources<1>(op, e, sources, dsts, counts);
+      takeSources<1>(op, e, sources, dsts, counts, ub);
     }
   }
 
@@ -474,9 +595,31 @@ public:
   /// validates any (loads of distinct regions, stores to this rank's own
   /// output, which no other rank reads in the call: the order is not
   /// observable, docs/snac.md).
+  /// Chunked FLAG: thread 0 waits for every source, then one barrier.
   template <class Dst, class Count>
   COLLC_DEVICE_INLINE void take_each(int op, Epoch e, Dst dst, Count count) {
-    if constexpr (Enc == Encoding::flag) {
+    if constexpr (kChunked)
+      dirty_ = true;
+    if constexpr (Enc == Encoding::flag && kChunked) {
+      if (failed_)
+        return;
+      // lo is the same for every partition: it depends on (step, CTA) only.
+      E *d0 = nullptr;
+      long long c0 = 0;
+      if (!chunkAcquire(op, e, 0, N, narrow(e, d0, c0)))
+        return;
+      char *const mine = myBuffer();
+      const int s = slot(e);
+#pragma unroll 1
+      for (int q = 0; q < N; ++q) { // One copy loop's code, not N.
+        E *d = dst(q);
+        long long c = count(q);
+        narrow(e, d, c);
+        chunkCopyIn(subOffset(mine + collcRxOffset(s, q, N, RegionBytes)), d,
+                    c);
+      }
+      dirty_ = true;
+    } else if constexpr (Enc == Encoding::flag) {
       // One ready word per warp and source, polled: nothing to batch.
       COLLC_PRAGMA_UNROLL
       for (int q = 0; q < N; ++q)
@@ -487,14 +630,17 @@ public:
         int sources[kBatch];
         E *dsts[kBatch];
         long long counts[kBatch];
+        long long ub = 0;
         COLLC_PRAGMA_UNROLL
         for (int b = 0; b < kBatch; ++b) {
           const bool here = q0 + b < N;
           sources[b] = here ? q0 + b : -1;
           dsts[b] = here ? dst(q0 + b) : nullptr;
           counts[b] = here ? count(q0 + b) : 0;
+          if constexpr (kChunked)
+            ub = narrow(e, dsts[b], counts[b]) / kUnitLanes;
         }
-        takeSources<kBatch>(op, e, sources, dsts, counts);
+        takeSources<kBatch>(op, e, sources, dsts, counts, ub);
       }
     }
   }
@@ -509,16 +655,26 @@ public:
   template <RedOp kOp>
   COLLC_DEVICE_INLINE void reduce_take(int op, Epoch e, E *dst,
                                        long long count) {
+    if constexpr (kChunked)
+      dirty_ = true;
     if (failed_)
       return;
+    const long long first = narrow(e, dst, count);
     const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
     const int s = slot(e);
-    if constexpr (Enc != Encoding::flag) {
+    if constexpr (Enc == Encoding::flag && kChunked) {
+      if (!chunkAcquire(op, e, 0, N, first))
+        return;
+      chunkReduceIn<kOp>(s, dst, count);
+      dirty_ = true;
+    } else if constexpr (Enc != Encoding::flag) {
       const uint32_t seq = seqOf(e);
       const long long units = unitsOf(count, kUnitBytes);
+      // Error records count units from the partition's start.
+      const long long ub = first / kUnitLanes;
       for (long long j0 = thread_; j0 < units; j0 += threads_ * Grain) {
         auto at = [&](int q, long long j) {
-          return reinterpret_cast<Unit *>(myRegion(s, q)) + j;
+          return reinterpret_cast<Unit *>(subOffset(myRegion(s, q))) + j;
         };
         Unit pk[Grain][N];
         auto reduce = [&](int g) {
@@ -568,7 +724,7 @@ public:
               COLLC_PRAGMA_UNROLL
               for (int q = 0; q < N; ++q)
                 if (!unitReady(pk[g][q], seq) &&
-                    !waitUnit(op, e, seq, q, at(q, j), j, &pk[g][q]))
+                    !waitUnit(op, e, seq, q, at(q, j), ub + j, &pk[g][q]))
                   return;
               r[g] = reduce(g);
             }
@@ -587,7 +743,7 @@ public:
               continue;
             COLLC_PRAGMA_UNROLL
             for (int q = 0; q < N; ++q) {
-              if (!waitUnit(op, e, seq, q, at(q, j), j, &pk[g][q]))
+              if (!waitUnit(op, e, seq, q, at(q, j), ub + j, &pk[g][q]))
                 return;
               rearm(q, j);
             }
@@ -657,15 +813,278 @@ private:
     return reinterpret_cast<void *>(at);
   }
 
-  /// This rank's region of (slot, source).
-  COLLC_DEVICE_INLINE char *myRegion(int s, int source) const {
+  /// This rank's receive buffer.
+  COLLC_DEVICE_INLINE char *myBuffer() const {
     u64 mine = 0;
     COLLC_PRAGMA_UNROLL
     for (int q = 0; q < N; ++q)
       mine = detail::select_eq(q, p_.rank,
                                reinterpret_cast<u64>(rx_.rx[q]), mine);
-    return reinterpret_cast<char *>(mine) +
-           collcRxOffset(s, source, N, RegionBytes);
+    return reinterpret_cast<char *>(mine);
+  }
+
+  /// This rank's region of (slot, source).
+  COLLC_DEVICE_INLINE char *myRegion(int s, int source) const {
+    return myBuffer() + collcRxOffset(s, source, N, RegionBytes);
+  }
+
+  /// Chunked: this CTA's sub-region of a region (its offset or address);
+  /// unchunked: the region.
+  COLLC_DEVICE_INLINE static unsigned long long
+  subOffset(unsigned long long region) {
+    if constexpr (kChunked)
+      return region + blockIdx.x * kSubBytes;
+    else
+      return region;
+  }
+  COLLC_DEVICE_INLINE static char *subOffset(char *region) {
+    if constexpr (kChunked)
+      return region + blockIdx.x * kSubBytes;
+    else
+      return region;
+  }
+
+  /// Chunked: narrows a partition (`ptr`, `count`) to this CTA's part in the
+  /// epoch's step, elements [lo, min(lo + C / sizeof(E), count)), and
+  /// returns lo, the same for every partition (error records); a part past
+  /// the end gets count 0 and keeps ptr. Unchunked: 0, nothing narrowed.
+  template <class P>
+  COLLC_DEVICE_INLINE static long long narrow(Epoch e, P *&ptr,
+                                              long long &count) {
+    if constexpr (!kChunked) {
+      (void)e;
+      (void)ptr;
+      (void)count;
+      return 0;
+    } else {
+      const long long lo =
+          (e.stepIndex * gridDim.x + blockIdx.x) * kChunkElems;
+      const long long left = count - lo;
+      count = left <= 0 ? 0 : left < kChunkElems ? left : kChunkElems;
+      if (count > 0)
+        ptr += lo;
+      return lo;
+    }
+  }
+
+  /// Chunked, before a put: a barrier if this CTA read a region or stored
+  /// output since its last one (dirty_, set by take, take_each and
+  /// reduce_take on every thread alike). It orders every thread's reads of
+  /// step s before any publication of step s + 1 (what makes two slots
+  /// enough, as the call boundary does unchunked: a peer overwrites this
+  /// slot only after it saw our step s + 1), and a forward's loads after the
+  /// stores of the reduction it forwards. A thread's failure becomes the
+  /// CTA's here (LL16 / sentinel threads fail alone).
+  COLLC_DEVICE_INLINE void syncBeforePut() {
+    if (dirty_) {
+      dirty_ = false;
+      failed_ = __syncthreads_or(failed_) != 0;
+    }
+  }
+
+  /// FLAG chunked: this CTA's ready word in a region, word blockIdx.x of the
+  /// roundup16(8 * gridDim.x) bytes at the region's end.
+  COLLC_DEVICE_INLINE static u64 *chunkWord(char *region) {
+    const unsigned long long words =
+        (static_cast<unsigned long long>(gridDim.x) * 8ull + 15ull) / 16ull *
+        16ull;
+    return reinterpret_cast<u64 *>(region + RegionBytes - words) + blockIdx.x;
+  }
+
+  /// FLAG chunked: thread 0 waits for this CTA's ready word of sources
+  /// [q0, q1) in slot(e) (`lo`, the part's first element, for the error
+  /// record); the barrier after it gives every thread the acquire (bar.sync
+  /// orders their reads after it) and any failure (__syncthreads_or: no
+  /// thread reads after a failed wait). False after a failure.
+  COLLC_DEVICE_INLINE bool chunkAcquire(int op, Epoch e, int q0, int q1,
+                                        long long lo) {
+    if (threadIdx.x == 0) {
+      char *const mine = myBuffer();
+      const int s = slot(e);
+      for (int q = q0; q < q1; ++q)
+        if (!flagWait(op, e, q,
+                      chunkWord(mine + collcRxOffset(s, q, N, RegionBytes)),
+                      [&] { return lo; }))
+          break;
+    }
+    dirty_ = false;
+    failed_ = __syncthreads_or(failed_) != 0;
+    return !failed_;
+  }
+
+  /// FLAG chunked put: the part into each destination's sub-region, then
+  /// __syncthreads and thread 0 releases the ready words (the barrier puts
+  /// every thread's stores before the release: cumulativity). One
+  /// destination: st.release.sys; all: one fence.acq_rel.sys, then relaxed
+  /// stores (one .sys fence per CTA and step, as unchunked per warp).
+  COLLC_DEVICE_INLINE void chunkPut(Epoch e, const E *src, long long count,
+                                    int dst) {
+    if (failed_)
+      return;
+    narrow(e, src, count);
+    const unsigned long long off =
+        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+    if (dst != kAllRanks) {
+      char *const region = static_cast<char *>(peer(dst)) + off;
+      char *const to[1] = {subOffset(region)};
+      chunkCopyOut<1>(src, count, to);
+      __syncthreads();
+      dirty_ = false;
+      if (threadIdx.x == 0)
+        dev::st_release_sys(chunkWord(region), e.value);
+    } else {
+      char *to[N];
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < N; ++d)
+        to[d] = subOffset(static_cast<char *>(rx_.rx[d]) + off);
+      chunkCopyOut<N>(src, count, to);
+      __syncthreads();
+      dirty_ = false;
+      if (threadIdx.x == 0) {
+        dev::fence_acq_rel_sys();
+        COLLC_PRAGMA_UNROLL
+        for (int d = 0; d < N; ++d)
+          dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[d]) + off),
+                              e.value);
+      }
+    }
+  }
+
+  /// FLAG chunked put_each: partition k's part to rank k for every k, then
+  /// one barrier and one release pattern for the N words.
+  template <class Src, class Count>
+  COLLC_DEVICE_INLINE void chunkPutEach(Epoch e, Src src, Count count) {
+    if (failed_)
+      return;
+    const unsigned long long off =
+        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+#pragma unroll 1
+    for (int k = 0; k < N; ++k) { // One copy loop's code, not N.
+      const E *s = src(k);
+      long long c = count(k);
+      narrow(e, s, c);
+      char *const to[1] = {subOffset(static_cast<char *>(peer(k)) + off)};
+      chunkCopyOut<1>(s, c, to);
+    }
+    __syncthreads();
+    dirty_ = false;
+    if (threadIdx.x == 0) {
+      if constexpr (N == 1) {
+        dev::st_release_sys(chunkWord(static_cast<char *>(rx_.rx[0]) + off),
+                            e.value);
+      } else {
+        dev::fence_acq_rel_sys();
+        COLLC_PRAGMA_UNROLL
+        for (int k = 0; k < N; ++k)
+          dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[k]) + off),
+                              e.value);
+      }
+    }
+  }
+
+  /// FLAG chunked, all threads: `count` elements of `src` into the 16-byte
+  /// units of each sub-region `to[d]`. Whole units of a 16-byte aligned
+  /// source move as vectors; the rest (a partial last unit, an empty part's
+  /// padding unit, every unit of an unaligned source) element-wise,
+  /// zero-padded.
+  template <int D>
+  COLLC_DEVICE_INLINE static void chunkCopyOut(const E *src, long long count,
+                                               char *const (&to)[D]) {
+    using dev::sentinel::Pack16;
+    const int n = static_cast<int>(count);
+    auto store = [&](int i, const Pack16 &v) {
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < D; ++d)
+        reinterpret_cast<Pack16 *>(to[d])[i] = v;
+    };
+    const uintptr_t a = reinterpret_cast<uintptr_t>(src);
+    const int whole = (a & 15u) == 0 ? n / static_cast<int>(kLanes16) : 0;
+    detail::cta_units<kCopyUnroll>(
+        whole, [&](int i) { return reinterpret_cast<const Pack16 *>(src)[i]; },
+        store);
+    const bool aligned8 = (a & 7u) == 0;
+    detail::cta_units<kCopyUnroll / 2>(
+        static_cast<int>(unitsOf(n, 16)) - whole,
+        [&](int i) {
+          return load16(src, (long long)(whole + i) * kLanes16, n, aligned8);
+        },
+        [&](int i, const Pack16 &v) { store(whole + i, v); });
+  }
+
+  /// FLAG chunked, all threads: the `count` elements of the units at `sub`
+  /// into `dst` (vectors where dst is 16-byte aligned, else element-wise).
+  COLLC_DEVICE_INLINE static void chunkCopyIn(const char *sub, E *dst,
+                                              long long count) {
+    using dev::sentinel::Pack16;
+    const int n = static_cast<int>(count);
+    const Pack16 *from = reinterpret_cast<const Pack16 *>(sub);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
+    const int whole = (a & 15u) == 0 ? n / static_cast<int>(kLanes16) : 0;
+    detail::cta_units<kCopyUnroll>(
+        whole, [&](int i) { return from[i]; },
+        [&](int i, const Pack16 &v) {
+          reinterpret_cast<Pack16 *>(dst)[i] = v;
+        });
+    const bool aligned8 = (a & 7u) == 0;
+    const int units = (n + static_cast<int>(kLanes16) - 1) /
+                      static_cast<int>(kLanes16);
+    detail::cta_units<kCopyUnroll>(
+        units - whole, [&](int i) { return from[whole + i]; },
+        [&](int i, const Pack16 &v) {
+          store16(dst, (long long)(whole + i) * kLanes16, n, aligned8, v);
+        });
+  }
+
+  /// FLAG chunked reduce_take, all threads: this CTA's sub-region of every
+  /// source's region of slot `s`, reduced into the `count` elements of
+  /// `dst`. Each thread loads every source's vectors of kReduceUnroll units
+  /// before it reduces them: FP32 in ascending rank order, rounded once,
+  /// per 8-byte half (W::reduce, the unchunked path's bits).
+  template <RedOp Op>
+  COLLC_DEVICE_INLINE void chunkReduceIn(int s, E *dst,
+                                         long long count) const {
+    using dev::sentinel::Pack16;
+    struct Units {
+      Pack16 v[N];
+    };
+    const int n = static_cast<int>(count);
+    char *const mine = myBuffer();
+    const Pack16 *from[N];
+    COLLC_PRAGMA_UNROLL
+    for (int q = 0; q < N; ++q)
+      from[q] = reinterpret_cast<const Pack16 *>(
+          subOffset(mine + collcRxOffset(s, q, N, RegionBytes)));
+    auto load = [&](int i) {
+      Units u;
+      COLLC_PRAGMA_UNROLL
+      for (int q = 0; q < N; ++q)
+        u.v[q] = from[q][i];
+      return u;
+    };
+    auto reduce = [](const Units &u) {
+      u64 lo[N], hi[N];
+      COLLC_PRAGMA_UNROLL
+      for (int q = 0; q < N; ++q) {
+        lo[q] = u.v[q].lo;
+        hi[q] = u.v[q].hi;
+      }
+      return Pack16{W::template reduce<Op, N>(lo),
+                    W::template reduce<Op, N>(hi)};
+    };
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
+    const int whole = (a & 15u) == 0 ? n / static_cast<int>(kLanes16) : 0;
+    detail::cta_units<kReduceUnroll>(whole, load, [&](int i, const Units &u) {
+      reinterpret_cast<Pack16 *>(dst)[i] = reduce(u);
+    });
+    const bool aligned8 = (a & 7u) == 0;
+    const int units = (n + static_cast<int>(kLanes16) - 1) /
+                      static_cast<int>(kLanes16);
+    detail::cta_units<kReduceUnroll>(
+        units - whole, [&](int i) { return load(whole + i); },
+        [&](int i, const Units &u) {
+          store16(dst, (long long)(whole + i) * kLanes16, n, aligned8,
+                  reduce(u));
+        });
   }
 
   /// FLAG: the 16-byte units [lo, hi) of this thread's warp segment; false
@@ -897,11 +1316,13 @@ private:
   }
 
   /// take of B sources at once (src[b] < 0: none): unit j of every source
-  /// is acquired before any is stored.
+  /// is acquired before any is stored. Chunked: dst and count are the CTA's
+  /// parts, ub their first unit in the partition (error records).
   template <int B>
   COLLC_DEVICE_INLINE void takeSources(int op, Epoch e, const int (&src)[B],
                                        E *const (&dst)[B],
-                                       const long long (&count)[B]) {
+                                       const long long (&count)[B],
+                                       long long ub) {
     if (failed_)
       return;
     const int s = slot(e);
@@ -911,7 +1332,8 @@ private:
     COLLC_PRAGMA_UNROLL
     for (int b = 0; b < B; ++b) {
       base[b] = src[b] < 0 ? nullptr
-                           : reinterpret_cast<Unit *>(myRegion(s, src[b]));
+                           : reinterpret_cast<Unit *>(
+                                 subOffset(myRegion(s, src[b])));
       units[b] = src[b] < 0 ? 0 : unitsOf(count[b], kUnitBytes);
       aligned[b] = (reinterpret_cast<uintptr_t>(dst[b]) & 7u) == 0;
       most = units[b] > most ? units[b] : most;
@@ -920,7 +1342,7 @@ private:
       auto ref = [&](int k) {
         const int b = k % B;
         const long long j = j0 + (k / B) * threads_;
-        return UnitRef{j < units[b] ? base[b] + j : nullptr, src[b], j};
+        return UnitRef{j < units[b] ? base[b] + j : nullptr, src[b], ub + j};
       };
       Unit v[Grain * B];
       if (!acquire<Grain * B>(op, e, ref, v))
@@ -942,7 +1364,15 @@ private:
   /// producer released and so orders this lane's reads of the data after it.
   COLLC_DEVICE_INLINE bool flagWait(int op, Epoch e, int source, char *region,
                                     long long lo) {
-    const u64 *word = readyWord(region);
+    return flagWait(op, e, source, readyWord(region),
+                    [&] { return lo * kLanes16; });
+  }
+
+  /// The poll of a ready `word` (chunked: thread 0 polls the CTA's);
+  /// `element()` is the error record's.
+  template <class Element>
+  COLLC_DEVICE_INLINE bool flagWait(int op, Epoch e, int source,
+                                    const u64 *word, Element element) {
     u64 v;
     const dev::PollState state = dev::bounded_poll(
         p_.timeoutNs,
@@ -952,7 +1382,7 @@ private:
         },
         [&] { return v > e.value; });
     return state == dev::PollState::Ready ||
-           waitFailed(state, op, e, source, lo * kLanes16);
+           waitFailed(state, op, e, source, element());
   }
 
   const collcProgramParams p_;
@@ -961,6 +1391,8 @@ private:
   const long long thread_, threads_;
   u64 *const counter_;
   bool failed_ = false;
+  /// Chunked: a region was read or output stored since the last barrier.
+  bool dirty_ = false;
 };
 
 } // namespace prog
