@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <unistd.h>
@@ -804,6 +805,14 @@ void coresident(int n, int freeSms, bool fits, const std::string &file,
 void admission(Group &g) {
   nlohmann::json m =
       nlohmann::json::parse(readFile(modulePath(kRobustModule)));
+  // A chunked program's region holds a chunk per CTA of its grid, so its
+  // manifest at 2^20 CTAs would not even load; the other kernels show the
+  // refusal.
+  nlohmann::json kept = nlohmann::json::array();
+  for (auto &k : m["kernels"])
+    if (!k.contains("program") || !k["program"].value("chunk", 0))
+      kept.push_back(k);
+  m["kernels"] = kept;
   for (auto &k : m["kernels"]) {
     k["grid"] = 1 << 20;
     // A program's call counters are one per CTA of its grid.
@@ -867,7 +876,14 @@ void concurrentCalls(World &w, bool graph, Group &g) {
   collcConfig_t config = makeConfig(gOpt.timeoutMs);
   std::vector<collcComm_t> comms;
   std::string msg;
-  if (w.initComms(fixed, &config, comms, &msg) != collcSuccess) {
+  // The v1 kernels' claim word is what detects this; programs take none
+  // (docs/runtime.md: two concurrent calls of one program are not
+  // detected), and a 64 MiB call now runs the chunked program unless v1
+  // is forced (read when the communicator is created).
+  setenv("COLLC_FORCE_VARIANT", "v1", 1);
+  const collcResult_t created = w.initComms(fixed, &config, comms, &msg);
+  unsetenv("COLLC_FORCE_VARIANT");
+  if (created != collcSuccess) {
     log("FAIL %s: setup: %s", label.c_str(), msg.c_str());
     g.fail();
     return;
@@ -974,7 +990,14 @@ void runConcurrent(World &w) {
   collcConfig_t config = makeConfig(gOpt.timeoutMs);
   std::vector<collcComm_t> comms;
   std::string msg;
-  if (w.initComms(fixed, &config, comms, &msg) != collcSuccess) {
+  // The v1 kernels' claim word is what detects this; programs take none
+  // (docs/runtime.md: two concurrent calls of one program are not
+  // detected), and a 64 MiB call now runs the chunked program unless v1
+  // is forced (read when the communicator is created).
+  setenv("COLLC_FORCE_VARIANT", "v1", 1);
+  const collcResult_t created = w.initComms(fixed, &config, comms, &msg);
+  unsetenv("COLLC_FORCE_VARIANT");
+  if (created != collcSuccess) {
     log("FAIL robust/concurrent: new communicator: %s", msg.c_str());
     g.fail();
   } else {
