@@ -1,0 +1,929 @@
+//===- bandwidth.cpp - the bandwidth regime on one GPU (issue 11) ---------===//
+//
+// Part of the collc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Issue 11's one-H200 targets: AllReduce, AllGather, ReduceScatter and
+// AllToAll through the runtime (the chunked programs above the latency
+// bands), bf16, ranks in one process sharing GPU 0 (collcCommInitAll, one
+// stream each), against the v1 kernels (a row forcing COLLC_FORCE_VARIANT=v1)
+// and a plain vectorized device-to-device copy with the same CTAs
+// (copy_kernel.cu), all in the same run. One row per module and forcing,
+// listed in a rows file that scripts/gpu-bandwidth.sh writes (the library
+// module, v1, and the ablation: chunk size, CTAs).
+//
+// Sizes (NCCL's convention): S = the bytes of the collective's larger
+// buffer per rank: AllReduce S in and out; AllGather the output S (input
+// S/n); ReduceScatter the input S (output S/n); AllToAll S in and out.
+// algbw = S / time.
+//
+// Method, per (row, collective, ranks, size):
+//  - one eager call on fresh inputs (reductions: small integers, so every
+//    sum is exact in any order and the FP32 rank-order reference is the
+//    answer; copies: random bit patterns), outputs poisoned and a guard band
+//    after them; every output element checked bitwise against the host
+//    reference. A failing configuration is reported (FAIL) and not timed;
+//  - then K calls per rank captured in a CUDA graph of the rank's stream,
+//    K = clamp(64 MiB / S, 1, 64) (--calls-bytes), the ranks' graphs
+//    replayed together, 2 warm-up and 5 timed replays between CUDA events;
+//    per-call time = the slowest rank's elapsed / (5 K). Where a replay
+//    took less than 2 ms (--min-replay-us), all of it again with K large
+//    enough for 2 ms (at most 1024 calls), and that time is the one kept.
+//
+// Bytes moved (traffic: bytes read + bytes written, summed over ranks; a
+// rank's part below, times n) by the chunked programs' algorithms, with
+// staging through the receive regions (docs/snac.md; the AllReduce is the
+// two-shot program):
+//   AllGather (output S):  put S/n -> S (its input to every rank's region,
+//                          itself included), take_each S -> S:   3S + S/n
+//   ReduceScatter (in S):  put_each S -> S, reduce_take S -> S/n: 3S + S/n
+//   AllToAll (S):          put_each S -> S, take_each S -> S:     4S
+//   AllReduce (S):         put_each S -> S, reduce_take S -> S/n,
+//                          forward S/n -> (n-1)S/n,
+//                          take (n-1)S/n -> (n-1)S/n:
+//                          3S + 2S/n + 3(n-1)S/n
+// (r -> w: bytes read -> bytes written.) The same numbers are recorded for
+// every row, v1 included, as that row's data moved by this model.
+//
+// The copy baseline: one copy per rank on the rank's stream, concurrently,
+// each with the CTAs and threads of the rank's collective kernel (the
+// routed kernel's grid in the module's manifest, or --ctas, --threads),
+// copying traffic / (2n) bytes per rank, so that the copies move the
+// collective's bytes; timed the same way (graphs of K launches, 2 + 5
+// replays, slowest rank), checked once. Its traffic rate = 2 x bytes copied
+// / time; `copy_ratio` = the collective's traffic rate / the copy's.
+//
+// usage: collc_bandwidth ROWS [--ranks=2] [--sizes=1048576,...]
+//          [--collectives=all_reduce,all_gather,reduce_scatter,all_to_all]
+//          [--ctas=N] [--threads=T] [--calls-bytes=67108864]
+//          [--min-replay-us=2000] [--alarm=SECONDS]
+//          [--json=FILE --machine=M --date=D]
+// ROWS: one row per line, tab-separated: label, module file, the
+// COLLC_FORCE_VARIANT value or '-' for none; '#' lines are skipped.
+// Output lines: "bandwidth ...", "copy ...", "SKIP ...",
+// "FAIL [label] collective nN BYTES bytes: why", last "N passed, M failed".
+// JSON: one record per measurement, flushed as it is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "collc/collc.h"
+#include "copy_kernel.h"
+#include "graph_timing.h"
+
+#include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+// A CUDA error is fatal: "FATAL file:line: call: error", exit 2.
+#define CUDA(x) COLLC_CUDA_CHECK(x)
+
+constexpr int kWarm = 2, kTimed = 5, kMaxCalls = 64, kMaxAdaptive = 1024;
+/// Poisoned elements after each output, checked untouched.
+constexpr size_t kGuard = 128;
+constexpr uint16_t kPoison = 0xEEEE;
+
+int passed = 0, failed = 0;
+FILE *json = nullptr;
+std::string machine = "unknown", date = "unknown";
+int threadsOverride = 0, ctasOverride = 0;
+long long callsBytes = 64ll << 20;
+double minReplayUs = 2000;
+uint64_t seedCounter = 11;
+
+//===----------------------------------------------------------------------===//
+// The collectives
+//===----------------------------------------------------------------------===//
+
+enum class Kind { AllReduce, AllGather, ReduceScatter, AllToAll };
+
+struct Coll {
+  const char *name;
+  Kind kind;
+  bool reduces;
+};
+
+const Coll kColls[] = {
+    {"all_reduce", Kind::AllReduce, true},
+    {"all_gather", Kind::AllGather, false},
+    {"reduce_scatter", Kind::ReduceScatter, true},
+    {"all_to_all", Kind::AllToAll, false},
+};
+
+/// One call of a collective whose larger buffer per rank is about `bytes`.
+struct Shape {
+  size_t count = 0; // the count argument, elements
+  size_t inElems = 0, outElems = 0;
+  size_t bytes = 0;      // S: the larger buffer per rank, bytes
+  size_t inputBytes = 0; // a rank's input: what a program's band holds
+};
+
+/// S rounded down so that a partition is whole 16-byte units.
+Shape shapeOf(Kind k, size_t bytes, int n) {
+  Shape s;
+  if (k == Kind::AllReduce) {
+    s.count = bytes / 2 / 8 * 8;
+    s.inElems = s.outElems = s.count;
+  } else {
+    const size_t c = bytes / 2 / n / 8 * 8;
+    s.count = c;
+    s.inElems = k == Kind::AllGather ? c : n * c;
+    s.outElems = k == Kind::ReduceScatter ? c : n * c;
+  }
+  s.bytes = 2 * std::max(s.inElems, s.outElems);
+  s.inputBytes = 2 * s.inElems;
+  return s;
+}
+
+/// Bytes read + written by one rank in one call (the model above).
+double rankTraffic(Kind k, double S, int n) {
+  switch (k) {
+  case Kind::AllGather:
+  case Kind::ReduceScatter:
+    return 3 * S + S / n;
+  case Kind::AllToAll:
+    return 4 * S;
+  case Kind::AllReduce:
+    return 3 * S + 2 * S / n + 3 * (n - 1) * S / n;
+  }
+  return 0;
+}
+
+collcResult_t callOf(const Coll &c, const void *in, void *out, size_t count,
+                     collcComm_t comm, cudaStream_t stream) {
+  switch (c.kind) {
+  case Kind::AllReduce:
+    return collcAllReduce(in, out, count, collcBfloat16, collcSum, comm,
+                          stream);
+  case Kind::AllGather:
+    return collcAllGather(in, out, count, collcBfloat16, comm, stream);
+  case Kind::ReduceScatter:
+    return collcReduceScatter(in, out, count, collcBfloat16, collcSum, comm,
+                              stream);
+  case Kind::AllToAll:
+    return collcAllToAll(in, out, count, collcBfloat16, comm, stream);
+  }
+  return collcInvalidArgument;
+}
+
+//===----------------------------------------------------------------------===//
+// Host helpers
+//===----------------------------------------------------------------------===//
+
+/// f(lo, hi) over [0, n) in parallel blocks (the host's cores).
+void parallelFor(size_t n, const std::function<void(size_t, size_t)> &f) {
+  const size_t threads =
+      std::min<size_t>(32, std::max(1u, std::thread::hardware_concurrency()));
+  if (n < (1u << 16) || threads == 1) {
+    f(0, n);
+    return;
+  }
+  const size_t per = (n + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) {
+    const size_t lo = std::min(n, t * per), hi = std::min(n, lo + per);
+    if (lo < hi)
+      pool.emplace_back(f, lo, hi);
+  }
+  for (auto &t : pool)
+    t.join();
+}
+
+uint64_t splitmix(uint64_t &s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint16_t bf16FromFloat(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+    return 0x7FFF;
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+float toFloat(uint16_t b) {
+  uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// Fresh inputs: small integers in [-4, 3] as bf16 for a reduction (a sum
+/// of up to 64 of them is an integer below 256 in magnitude: exact in bf16
+/// and FP32 in any order), random bit patterns for a copy.
+void fillInputs(std::vector<uint16_t> &v, size_t elems, bool reduces) {
+  static uint16_t small[8];
+  for (int i = 0; i < 8; ++i)
+    small[i] = bf16FromFloat(static_cast<float>(i - 4));
+  const uint64_t seed = seedCounter++ * 0x2545F4914F6CDD1Dull;
+  constexpr size_t kBlock = 4096;
+  parallelFor((elems + kBlock - 1) / kBlock, [&](size_t lo, size_t hi) {
+    for (size_t b = lo; b < hi; ++b) {
+      uint64_t s = seed ^ (b * 0xD1B54A32D192ED03ull);
+      const size_t end = std::min(elems, (b + 1) * kBlock);
+      for (size_t i = b * kBlock; i < end;) {
+        uint64_t r = splitmix(s);
+        if (reduces)
+          for (int j = 0; j < 16 && i < end; ++j, ++i, r >>= 4)
+            v[i] = small[r & 7];
+        else
+          for (int j = 0; j < 4 && i < end; ++j, ++i, r >>= 16)
+            v[i] = static_cast<uint16_t>(r);
+      }
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The module's manifest: which kernel a call runs, and its grid
+//===----------------------------------------------------------------------===//
+
+struct Routed {
+  std::string name = "?";
+  int grid = 0, threads = 0;
+};
+
+/// As the runtime routes (docs/runtime.md): the first program of the
+/// collective (bf16, n ranks) whose band holds the rank's input bytes,
+/// among those COLLC_FORCE_VARIANT allows, else the v1 kernel.
+Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
+                    size_t inputBytes, const std::string &force) {
+  Routed r;
+  if (!m.is_object() || !m.contains("kernels") || !m["kernels"].is_array())
+    return r;
+  const nlohmann::json *v1 = nullptr, *program = nullptr;
+  for (const auto &k : m["kernels"]) {
+    if (k.value("collective", "") != coll ||
+        k.value("element_type", "") != "bf16" || k.value("world_size", 0) != n)
+      continue;
+    if (!k.contains("program")) {
+      if (!v1)
+        v1 = &k;
+      continue;
+    }
+    if (program || force == "v1")
+      continue;
+    const auto &p = k["program"];
+    if (!force.empty() && force != "-" &&
+        force != p.value("variant", "") + ":" + p.value("encoding", ""))
+      continue;
+    if (!p.contains("band") || !p["band"].is_array() || p["band"].size() != 2)
+      continue;
+    const long long lo = p["band"][0].get<long long>();
+    const long long hi = p["band"][1].get<long long>();
+    if (lo <= (long long)inputBytes && (long long)inputBytes <= hi)
+      program = &k;
+  }
+  const nlohmann::json *k = program ? program : v1;
+  if (k) {
+    r.name = k->value("name", "?");
+    r.grid = k->value("grid", 0);
+    r.threads = k->value("threads", 0);
+  }
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Timing
+//===----------------------------------------------------------------------===//
+
+/// Per-call microseconds of `calls` calls of `call(q)` per stream, each
+/// stream's captured into a graph of its own, the graphs replayed together:
+/// kWarm times, then kTimed between events on each stream; the slowest
+/// stream's span / (kTimed x calls). -1 when a call fails in the capture.
+double timeReplays(const std::vector<cudaStream_t> &streams, int calls,
+                   const std::function<bool(int)> &call) {
+  const size_t n = streams.size();
+  std::vector<cudaGraphExec_t> execs(n);
+  for (size_t q = 0; q < n; ++q) {
+    execs[q] = collc::bench::captureGraph(
+        streams[q], cudaStreamCaptureModeThreadLocal, [&] {
+          for (int i = 0; i < calls; ++i)
+            if (!call(static_cast<int>(q)))
+              return false;
+          return true;
+        });
+    if (!execs[q]) {
+      for (size_t p = 0; p < q; ++p)
+        CUDA(cudaGraphExecDestroy(execs[p]));
+      return -1;
+    }
+  }
+  std::vector<cudaEvent_t> start(n), stop(n);
+  for (size_t q = 0; q < n; ++q) {
+    CUDA(cudaEventCreate(&start[q]));
+    CUDA(cudaEventCreate(&stop[q]));
+  }
+  auto replay = [&](int times, bool timed) {
+    CUDA(cudaDeviceSynchronize());
+    for (size_t q = 0; q < n; ++q) {
+      if (timed)
+        CUDA(cudaEventRecord(start[q], streams[q]));
+      for (int i = 0; i < times; ++i)
+        CUDA(cudaGraphLaunch(execs[q], streams[q]));
+      if (timed)
+        CUDA(cudaEventRecord(stop[q], streams[q]));
+    }
+    CUDA(cudaDeviceSynchronize());
+  };
+  replay(kWarm, false);
+  replay(kTimed, true);
+  float most = 0;
+  for (size_t q = 0; q < n; ++q) {
+    float ms = 0;
+    CUDA(cudaEventElapsedTime(&ms, start[q], stop[q]));
+    most = std::max(most, ms);
+    CUDA(cudaGraphExecDestroy(execs[q]));
+    CUDA(cudaEventDestroy(start[q]));
+    CUDA(cudaEventDestroy(stop[q]));
+  }
+  return most * 1000.0 / (kTimed * calls);
+}
+
+/// timeReplays with `calls` calls per graph; where a replay took less than
+/// minReplayUs, again with enough calls for it (at most kMaxAdaptive),
+/// `calls` updated: short kernels are timed over milliseconds too.
+double timeAdaptive(const std::vector<cudaStream_t> &streams, int &calls,
+                    const std::function<bool(int)> &call) {
+  double us = timeReplays(streams, calls, call);
+  if (us > 0 && us * calls < minReplayUs && calls < kMaxAdaptive) {
+    calls = std::min(kMaxAdaptive,
+                     std::max(calls + 1, (int)(minReplayUs / us) + 1));
+    us = timeReplays(streams, calls, call);
+  }
+  return us;
+}
+
+//===----------------------------------------------------------------------===//
+// Ranks, buffers, the check
+//===----------------------------------------------------------------------===//
+
+/// The device buffers of n ranks (kept across rows), their streams.
+struct Buffers {
+  int n = 0;
+  std::vector<cudaStream_t> streams;
+  std::vector<uint16_t *> in, out;
+  size_t elems = 0; // per buffer, guard band excluded
+  // The copy baseline's source and destination per rank.
+  std::vector<char *> src, dst;
+  size_t copyCap = 0;
+};
+
+struct Ranks {
+  int n = 0;
+  std::vector<collcComm_t> comms;
+};
+
+/// The host side of the check: each rank's input, one output read back.
+std::vector<std::vector<uint16_t>> hostIn;
+std::vector<uint16_t> hostOut;
+
+/// Fresh inputs, poisoned outputs, one eager call per rank, every output
+/// element and the guard band bitwise.
+bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
+               std::string &why) {
+  const int n = r.n;
+  hostIn.resize(n);
+  for (int q = 0; q < n; ++q) {
+    hostIn[q].resize(s.inElems);
+    fillInputs(hostIn[q], s.inElems, c.reduces);
+    CUDA(cudaMemcpy(b.in[q], hostIn[q].data(), s.inElems * 2,
+                    cudaMemcpyHostToDevice));
+    CUDA(cudaMemset(b.out[q], 0xEE, (s.outElems + kGuard) * 2));
+  }
+  CUDA(cudaDeviceSynchronize());
+  for (int q = 0; q < n; ++q)
+    if (callOf(c, b.in[q], b.out[q], s.count, r.comms[q], b.streams[q]) !=
+        collcSuccess) {
+      why = "rank " + std::to_string(q) + " call: " + collcGetLastError();
+      CUDA(cudaDeviceSynchronize());
+      return false;
+    }
+  CUDA(cudaDeviceSynchronize());
+  for (int q = 0; q < n; ++q) {
+    collcResult_t async = collcSuccess;
+    collcCommGetAsyncError(r.comms[q], &async);
+    if (async != collcSuccess) {
+      why = "rank " + std::to_string(q) + ": " + collcGetLastError();
+      return false;
+    }
+  }
+  const size_t c0 = s.count, total = s.outElems + kGuard;
+  hostOut.resize(total);
+  for (int q = 0; q < n; ++q) {
+    CUDA(cudaMemcpy(hostOut.data(), b.out[q], total * 2,
+                    cudaMemcpyDeviceToHost));
+    auto want = [&](size_t i) -> uint16_t {
+      if (i >= s.outElems)
+        return kPoison;
+      auto sum = [&](size_t at) {
+        float acc = toFloat(hostIn[0][at]);
+        for (int p = 1; p < n; ++p)
+          acc = acc + toFloat(hostIn[p][at]);
+        return bf16FromFloat(acc);
+      };
+      switch (c.kind) {
+      case Kind::AllReduce:
+        return sum(i);
+      case Kind::AllGather:
+        return hostIn[i / c0][i % c0];
+      case Kind::ReduceScatter:
+        return sum(q * c0 + i);
+      case Kind::AllToAll:
+        return hostIn[i / c0][q * c0 + i % c0];
+      }
+      return kPoison;
+    };
+    // The first wrong element of each block; the smallest of them.
+    std::vector<size_t> firstBad(64, SIZE_MAX);
+    const size_t per = (total + 63) / 64;
+    parallelFor(64, [&](size_t lo, size_t hi) {
+      for (size_t t = lo; t < hi; ++t)
+        for (size_t i = t * per; i < std::min(total, (t + 1) * per); ++i)
+          if (hostOut[i] != want(i)) {
+            firstBad[t] = i;
+            break;
+          }
+    });
+    const size_t bad = *std::min_element(firstBad.begin(), firstBad.end());
+    if (bad != SIZE_MAX) {
+      char msg[200];
+      std::snprintf(msg, sizeof msg,
+                    "rank %d element %zu of %zu%s: got 0x%04x, want 0x%04x", q,
+                    bad, s.outElems, bad >= s.outElems ? " (guard band)" : "",
+                    hostOut[bad], want(bad));
+      why = msg;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool initRanks(Ranks &r, collcModule_t module, int n, std::string &error) {
+  r.n = n;
+  r.comms.assign(n, nullptr);
+  std::vector<int> devices(n, 0);
+  collcConfig_t config = COLLC_CONFIG_INITIALIZER;
+  config.timeoutMs = 5000; // a stuck call: seconds, not hours
+  if (collcCommInitAll(r.comms.data(), module, n, devices.data(), &config) !=
+      collcSuccess) {
+    error = collcGetLastError();
+    return false;
+  }
+  return true;
+}
+
+void finishRanks(Ranks &r, bool abort) {
+  CUDA(cudaDeviceSynchronize());
+  for (int q = 0; q < r.n; ++q)
+    abort ? collcCommAbort(r.comms[q]) : collcCommDestroy(r.comms[q]);
+  r.comms.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// The copy baseline
+//===----------------------------------------------------------------------===//
+
+struct CopyResult {
+  double us = -1, trafficGbs = 0;
+  size_t bytesPerRank = 0;
+};
+
+/// Measured copies: (collective, ranks, CTAs, threads, bytes per rank) ->
+/// result.
+std::map<std::tuple<std::string, int, int, int, size_t>, CopyResult> copies;
+
+/// The copy of `bytesPerRank` on every rank's stream, `ctas` CTAs of
+/// `threads` each,
+/// checked once then timed with graphs of `calls` launches per stream.
+CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
+                        int threads, size_t bytesPerRank, int calls) {
+  // `calls`: the collective's; more where a replay is short.
+  const auto key =
+      std::make_tuple(std::string(c.name), b.n, ctas, threads, bytesPerRank);
+  auto found = copies.find(key);
+  if (found != copies.end())
+    return found->second;
+  CopyResult res;
+  res.bytesPerRank = bytesPerRank;
+  const size_t guard = 256; // bytes after the copy, poisoned and checked
+  if (bytesPerRank + guard > b.copyCap) {
+    for (int q = 0; q < b.n; ++q) {
+      if (b.src.size() > (size_t)q) {
+        CUDA(cudaFree(b.src[q]));
+        CUDA(cudaFree(b.dst[q]));
+      }
+    }
+    b.src.assign(b.n, nullptr);
+    b.dst.assign(b.n, nullptr);
+    b.copyCap = bytesPerRank + guard;
+    for (int q = 0; q < b.n; ++q) {
+      CUDA(cudaMalloc(&b.src[q], b.copyCap));
+      CUDA(cudaMalloc(&b.dst[q], b.copyCap));
+      CUDA(collc::bench::launchFill(reinterpret_cast<uint32_t *>(b.src[q]),
+                                    b.copyCap / 4, 1000 + q, nullptr));
+    }
+    CUDA(cudaDeviceSynchronize());
+  }
+  // Once, checked: every word of every rank's copy, and the guard band.
+  for (int q = 0; q < b.n; ++q)
+    CUDA(cudaMemset(b.dst[q], 0xEE, bytesPerRank + guard));
+  CUDA(cudaDeviceSynchronize());
+  for (int q = 0; q < b.n; ++q)
+    CUDA(collc::bench::launchCopy(b.dst[q], b.src[q], bytesPerRank, ctas,
+                                  threads, b.streams[q]));
+  CUDA(cudaDeviceSynchronize());
+  std::vector<uint32_t> got((bytesPerRank + guard) / 4);
+  char what[160];
+  std::snprintf(what, sizeof what, "[copy %dx%d] %s n%d %zu bytes", ctas,
+                threads, c.name, b.n, s.bytes);
+  for (int q = 0; q < b.n; ++q) {
+    CUDA(cudaMemcpy(got.data(), b.dst[q], got.size() * 4,
+                    cudaMemcpyDeviceToHost));
+    const size_t words = bytesPerRank / 4;
+    std::vector<size_t> firstBad(64, SIZE_MAX);
+    const size_t per = (got.size() + 63) / 64;
+    parallelFor(64, [&](size_t lo, size_t hi) {
+      for (size_t t = lo; t < hi; ++t)
+        for (size_t i = t * per; i < std::min(got.size(), (t + 1) * per); ++i)
+          if (got[i] != (i < words ? collc::bench::copyPattern(i, 1000 + q)
+                                   : 0xEEEEEEEEu)) {
+            firstBad[t] = i;
+            break;
+          }
+    });
+    const size_t bad = *std::min_element(firstBad.begin(), firstBad.end());
+    if (bad != SIZE_MAX) {
+      std::printf("FAIL %s: rank %d word %zu of %zu wrong\n", what, q, bad,
+                  words);
+      ++failed;
+      copies[key] = res;
+      return res;
+    }
+  }
+  ++passed;
+  res.us = timeAdaptive(b.streams, calls, [&](int q) {
+    return collc::bench::launchCopy(b.dst[q], b.src[q], bytesPerRank, ctas,
+                                    threads, b.streams[q]) == cudaSuccess;
+  });
+  if (res.us < 0) {
+    std::printf("FAIL %s: capture\n", what);
+    ++failed;
+    copies[key] = res;
+    return res;
+  }
+  const double traffic = 2.0 * b.n * bytesPerRank;
+  res.trafficGbs = traffic / res.us / 1e3;
+  std::printf("copy %s: %.2f us, %.1f GB/s traffic (%zu bytes per rank, %d "
+              "calls per graph)\n",
+              what, res.us, res.trafficGbs, bytesPerRank, calls);
+  if (json) {
+    std::fprintf(
+        json,
+        "{\"collective\": \"%s\", \"dtype\": \"bf16\", \"bytes\": %zu, "
+        "\"nranks\": %d, \"implementation\": \"copy\", \"variant\": \"copy "
+        "%dx%d\", \"us\": %.4f, \"algbw_gbs\": %.4f, \"traffic_bytes\": %.0f, "
+        "\"traffic_gbs\": %.4f, \"copy_bytes_per_rank\": %zu, \"ctas\": %d, "
+        "\"threads\": %d, \"calls_per_graph\": %d, \"machine\": \"%s\", "
+        "\"date\": \"%s\", \"checked\": \"bitwise\", \"method\": \"one GPU, "
+        "one plain vectorized copy per rank (16-byte vectors, %d loads in "
+        "flight per thread) on the ranks' streams concurrently, moving the "
+        "collective's traffic; graph of %d launches per stream, %d warm-up "
+        "and %d timed replays, max over streams; algbw = bytes / time, "
+        "traffic = 2 x bytes copied\"}\n",
+        c.name, s.bytes, b.n, ctas, threads, res.us, s.bytes / res.us / 1e3,
+        traffic, res.trafficGbs, bytesPerRank, ctas, threads, calls,
+        machine.c_str(), date.c_str(), collc::bench::kCopyUnroll, calls, kWarm,
+        kTimed);
+    std::fflush(json);
+  }
+  copies[key] = res;
+  return res;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+struct Row {
+  std::string label, module, force;
+};
+
+std::vector<long long> parseList(const std::string &text) {
+  std::vector<long long> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(std::atoll(item.c_str()));
+  return out;
+}
+
+std::string jsonEscape(const std::string &s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\')
+      out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+/// One (row, collective, ranks, size): check, time, copy, record. False
+/// when the communicators must be re-created (a failed call or replay).
+bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
+             const Coll &c, size_t bytes) {
+  const int n = r.n;
+  const Shape s = shapeOf(c.kind, bytes, n);
+  char what[200];
+  std::snprintf(what, sizeof what, "[%s] %s n%d %zu bytes", row.label.c_str(),
+                c.name, n, s.bytes);
+  std::string why;
+  if (!checkOnce(b, r, c, s, why)) {
+    std::printf("FAIL %s: %s\n", what, why.c_str());
+    ++failed;
+    return false;
+  }
+  ++passed;
+  int calls = (int)std::max<long long>(
+      1, std::min<long long>(kMaxCalls, callsBytes / (long long)s.bytes));
+  const double us = timeAdaptive(b.streams, calls, [&](int q) {
+    return callOf(c, b.in[q], b.out[q], s.count, r.comms[q], b.streams[q]) ==
+           collcSuccess;
+  });
+  if (us < 0) {
+    std::printf("FAIL %s: capture: %s\n", what, collcGetLastError());
+    ++failed;
+    return false;
+  }
+  // A wait that expired inside the graph leaves an error, not a time.
+  for (int q = 0; q < n; ++q) {
+    collcResult_t async = collcSuccess;
+    collcCommGetAsyncError(r.comms[q], &async);
+    if (async != collcSuccess) {
+      std::printf("FAIL %s: graph replay: rank %d: %s\n", what, q,
+                  collcGetLastError());
+      ++failed;
+      return false;
+    }
+  }
+  const Routed k = routedKernel(m, c.name, n, s.inputBytes, row.force);
+  const int ctas = ctasOverride > 0 ? ctasOverride : k.grid > 0 ? k.grid : 16;
+  const int threads = threadsOverride > 0 ? threadsOverride
+                      : k.threads > 0     ? k.threads
+                                          : 512;
+  const double traffic = n * rankTraffic(c.kind, (double)s.bytes, n);
+  const size_t copyBytes = (size_t)(traffic / (2.0 * n)) / 16 * 16;
+  const double algbw = s.bytes / us / 1e3, trafficGbs = traffic / us / 1e3;
+  const CopyResult copy =
+      copyBaseline(b, c, s, ctas, threads, copyBytes, calls);
+  const double ratio = copy.us > 0 ? trafficGbs / copy.trafficGbs : 0;
+  std::printf("bandwidth %s: %.2f us, algbw %.2f GB/s, traffic %.1f GB/s, "
+              "%.1f%% of the copy (%s %dx%d, %d calls per graph)\n",
+              what, us, algbw, trafficGbs, 100 * ratio, k.name.c_str(), k.grid,
+              k.threads, calls);
+  if (json) {
+    std::fprintf(
+        json,
+        "{\"collective\": \"%s\", \"dtype\": \"bf16\", \"bytes\": %zu, "
+        "\"nranks\": %d, \"implementation\": \"collc\", \"variant\": \"%s\", "
+        "\"us\": %.4f, \"algbw_gbs\": %.4f, \"traffic_bytes\": %.0f, "
+        "\"traffic_gbs\": %.4f, \"copy_traffic_gbs\": %.4f, "
+        "\"copy_ratio\": %.4f, \"copy_ctas\": %d, \"copy_threads\": %d, "
+        "\"kernel\": \"%s\", "
+        "\"grid\": %d, \"threads\": %d, \"count\": %zu, \"calls_per_graph\": "
+        "%d, \"machine\": \"%s\", \"date\": \"%s\", \"module\": \"%s\", "
+        "\"force\": \"%s\", \"checked\": \"bitwise\", \"traffic_model\": "
+        "\"chunked programs with staging (bench/bandwidth/bandwidth.cpp)\", "
+        "\"method\": \"one GPU, ranks in one process (collcCommInitAll), one "
+        "stream each, graph of %d calls per rank, %d warm-up and %d timed "
+        "replays, max over ranks; bytes = the larger buffer per rank\"}\n",
+        c.name, s.bytes, n, jsonEscape(row.label).c_str(), us, algbw, traffic,
+        trafficGbs, copy.us > 0 ? copy.trafficGbs : 0.0, ratio, ctas, threads,
+        k.name.c_str(), k.grid, k.threads, s.count, calls, machine.c_str(),
+        date.c_str(), jsonEscape(row.module).c_str(), row.force.c_str(), calls,
+        kWarm, kTimed);
+    std::fflush(json);
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned alarmSeconds = 480;
+  if (argc < 2) {
+    std::printf("usage: collc_bandwidth ROWS [--ranks=2] [--sizes=...] "
+                "[--collectives=...] [--ctas=N] [--threads=T] "
+                "[--calls-bytes=B] [--min-replay-us=U] [--alarm=S] "
+                "[--json=FILE --machine=M --date=D]\n");
+    return 2;
+  }
+  std::vector<long long> ranks = {2};
+  std::vector<long long> sizes = {1ll << 20, 4ll << 20, 16ll << 20, 64ll << 20,
+                                  256ll << 20};
+  std::vector<const Coll *> colls;
+  for (const Coll &c : kColls)
+    colls.push_back(&c);
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char *key) -> const char * {
+      const size_t len = std::strlen(key);
+      return a.compare(0, len, key) == 0 ? a.c_str() + len : nullptr;
+    };
+    if (const char *v = value("--ranks="))
+      ranks = parseList(v);
+    else if (const char *v = value("--sizes="))
+      sizes = parseList(v);
+    else if (const char *v = value("--collectives=")) {
+      colls.clear();
+      std::stringstream ss(v);
+      std::string name;
+      while (std::getline(ss, name, ',')) {
+        const Coll *found = nullptr;
+        for (const Coll &c : kColls)
+          if (name == c.name)
+            found = &c;
+        if (!found) {
+          std::printf("FATAL unknown collective '%s'\n", name.c_str());
+          return 2;
+        }
+        colls.push_back(found);
+      }
+    } else if (const char *v = value("--ctas="))
+      ctasOverride = std::atoi(v);
+    else if (const char *v = value("--threads="))
+      threadsOverride = std::atoi(v);
+    else if (const char *v = value("--calls-bytes="))
+      callsBytes = std::atoll(v);
+    else if (const char *v = value("--min-replay-us="))
+      minReplayUs = std::atof(v);
+    else if (const char *v = value("--alarm="))
+      alarmSeconds = (unsigned)std::atoi(v);
+    else if (const char *v = value("--json="))
+      json = std::fopen(v, "w");
+    else if (const char *v = value("--machine="))
+      machine = v;
+    else if (const char *v = value("--date="))
+      date = v;
+    else {
+      std::printf("FATAL unknown argument '%s'\n", a.c_str());
+      return 2;
+    }
+  }
+  if (threadsOverride < 0 || threadsOverride > 1024 || threadsOverride % 32) {
+    std::printf("FATAL --threads=%d: a multiple of 32 in [32, 1024]\n",
+                threadsOverride);
+    return 2;
+  }
+  // A hang is reported by the process's end, not the caller's; every record
+  // written so far is in the JSON file already.
+  alarm(alarmSeconds);
+
+  std::vector<Row> rows;
+  {
+    std::ifstream f(argv[1]);
+    if (!f) {
+      std::printf("FATAL cannot read rows file %s\n", argv[1]);
+      return 2;
+    }
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.empty() || line[0] == '#')
+        continue;
+      Row row;
+      std::stringstream ss(line);
+      std::getline(ss, row.label, '\t');
+      std::getline(ss, row.module, '\t');
+      std::getline(ss, row.force, '\t');
+      rows.push_back(row);
+    }
+  }
+  long long most = 0;
+  for (long long s : sizes)
+    most = std::max(most, s);
+
+  cudaDeviceProp prop{};
+  CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s, %d SMs; %zu rows, ranks", prop.name,
+              prop.multiProcessorCount, rows.size());
+  for (long long n : ranks)
+    std::printf(" %lld", n);
+  std::printf(", sizes up to %lld bytes\n", most);
+
+  // Device buffers per world size, kept across rows.
+  std::map<int, Buffers> buffers;
+  auto buffersFor = [&](int n) -> Buffers & {
+    Buffers &b = buffers[n];
+    if (b.n == n)
+      return b;
+    b.n = n;
+    b.elems = (size_t)most / 2 + 64;
+    b.streams.resize(n);
+    b.in.resize(n);
+    b.out.resize(n);
+    for (int q = 0; q < n; ++q) {
+      CUDA(cudaStreamCreateWithFlags(&b.streams[q], cudaStreamNonBlocking));
+      CUDA(cudaMalloc(&b.in[q], b.elems * 2));
+      CUDA(cudaMalloc(&b.out[q], (b.elems + kGuard) * 2));
+    }
+    return b;
+  };
+
+  for (const Row &row : rows) {
+    collcModule_t module = nullptr;
+    if (collcModuleLoad(&module, row.module.c_str()) != collcSuccess) {
+      std::printf("FAIL [%s] module %s: %s\n", row.label.c_str(),
+                  row.module.c_str(), collcGetLastError());
+      ++failed;
+      continue;
+    }
+    nlohmann::json manifest;
+    {
+      std::ifstream f(row.module);
+      manifest = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+      if (manifest.is_discarded())
+        std::printf("NOTE [%s] %s: the manifest does not parse here; the "
+                    "copy uses %d CTAs per rank\n",
+                    row.label.c_str(), row.module.c_str(),
+                    ctasOverride > 0 ? ctasOverride : 16);
+    }
+    // Read at communicator creation (docs/runtime.md).
+    if (row.force.empty() || row.force == "-")
+      unsetenv("COLLC_FORCE_VARIANT");
+    else
+      setenv("COLLC_FORCE_VARIANT", row.force.c_str(), 1);
+    for (long long nn : ranks) {
+      const int n = (int)nn;
+      Ranks r;
+      std::string error;
+      if (!initRanks(r, module, n, error)) {
+        if (error.find("has no kernel for " + std::to_string(n) + " ranks") !=
+            std::string::npos) {
+          std::printf("SKIP [%s] n%d: %s\n", row.label.c_str(), n,
+                      error.c_str());
+          continue;
+        }
+        std::printf("FAIL [%s] n%d: collcCommInitAll: %s\n", row.label.c_str(),
+                    n, error.c_str());
+        ++failed;
+        continue;
+      }
+      Buffers &b = buffersFor(n);
+      bool alive = true;
+      for (const Coll *c : colls) {
+        for (long long bytes : sizes) {
+          if (!alive)
+            break;
+          if (measure(b, r, row, manifest, *c, (size_t)bytes))
+            continue;
+          // The communicators refuse calls after an error: new ones.
+          finishRanks(r, /*abort=*/true);
+          if (!initRanks(r, module, n, error)) {
+            std::printf("FAIL [%s] n%d: collcCommInitAll again: %s\n",
+                        row.label.c_str(), n, error.c_str());
+            ++failed;
+            alive = false;
+          }
+        }
+      }
+      if (alive)
+        finishRanks(r, /*abort=*/false);
+    }
+    collcModuleDestroy(module);
+  }
+  CUDA(cudaDeviceSynchronize());
+  for (auto &[n, b] : buffers) {
+    for (int q = 0; q < n; ++q) {
+      CUDA(cudaFree(b.in[q]));
+      CUDA(cudaFree(b.out[q]));
+      if (b.src.size() > (size_t)q) {
+        CUDA(cudaFree(b.src[q]));
+        CUDA(cudaFree(b.dst[q]));
+      }
+      CUDA(cudaStreamDestroy(b.streams[q]));
+    }
+  }
+  if (json)
+    std::fclose(json);
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The bandwidth bench's README tables (scripts/gpu-bandwidth.sh), from the
+records of bench/bandwidth/bandwidth.cpp:
+
+1. issue 11's one-H200 targets at 2 ranks and 256 MiB (--size, --ranks):
+   per collective the library's algbw (row --main, default "collc"), the
+   v1 kernels' (row --v1, default "v1": the same module with
+   COLLC_FORCE_VARIANT=v1), their ratio, the traffic rate (bytes moved per
+   second by the chunked programs' model, bandwidth.cpp) and its ratio to
+   the plain copy with the same CTAs measured in the same run; targets:
+   at least 10x v1 (AllReduce, AllGather, ReduceScatter) and at least 60%
+   of the copy (every kernel); also the ratio to "today's" as the issue
+   quotes it (AllReduce 18.5 GB/s, AllGather 16.5);
+2. per rank count and collective, every row's algbw at every size, with
+   the traffic's share of the copy's rate in parentheses, and the copy.
+
+usage: table.py ROWS JSON [LOG] [--main=collc] [--v1=v1] [--size=268435456]
+                [--ranks=2]
+LOG (the bench's output) gives the FAIL and SKIP lines: a configuration
+that failed its check shows FAIL, not a time.
+"""
+import json
+import re
+import sys
+
+COLLECTIVES = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+# Issue 11: at least 10x today's v1 for these at 2 ranks and 256 MiB.
+TEN_X = {"all_reduce", "all_gather", "reduce_scatter"}
+# "today's" as issue 11 quotes it (GB/s; none for ReduceScatter).
+ISSUE_TODAY = {"all_reduce": 18.5, "all_gather": 16.5}
+COPY_SHARE = 0.60
+FAIL_RE = re.compile(r"^FAIL \[(.*?)\] (\S+) n(\d+) (\d+) bytes: (.*)$")
+
+
+def fmt_size(b):
+    if b >= 1 << 30 and b % (1 << 30) == 0:
+        return f"{b >> 30} GiB"
+    if b >= 1 << 20 and b % (1 << 20) == 0:
+        return f"{b >> 20} MiB"
+    if b >= 1 << 10 and b % (1 << 10) == 0:
+        return f"{b >> 10} KiB"
+    return f"{b} B"
+
+
+def nearest(sizes, want):
+    """The measured size that rounds from `want` (bytes are rounded down to
+    whole partitions: 256 MiB at 3 ranks is slightly less)."""
+    best = None
+    for s in sizes:
+        if s <= want and (best is None or s > best):
+            best = s
+    return best
+
+
+def kernel_label(rec):
+    name = rec.get("kernel", "?")
+    m = re.match(r"collc_\w+?__(\w+?)_(flag|ll16|sentinel)(_chunked)?_", name)
+    if m:
+        k = f"{m.group(1)}:{m.group(2)}{' chunked' if m.group(3) else ''}"
+    elif name.startswith("collc_"):
+        k = "v1"
+    else:
+        k = name
+    return f"{k} {rec.get('grid', '?')}x{rec.get('threads', '?')}"
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    opts = dict(a[2:].split("=", 1) for a in sys.argv[1:]
+                if a.startswith("--") and "=" in a)
+    main_row = opts.get("main", "collc")
+    v1_row = opts.get("v1", "v1")
+    size = int(opts.get("size", 256 << 20))
+    nranks = int(opts.get("ranks", 2))
+    rows = [l.rstrip("\n").split("\t") for l in open(args[0])
+            if l.strip() and not l.startswith("#")]
+    labels = [r[0] for r in rows]
+    records = []
+    try:
+        records = [json.loads(l) for l in open(args[1]) if l.strip()]
+    except OSError:
+        pass
+    fails, skips, notes = {}, [], []
+    if len(args) > 2:
+        try:
+            for line in open(args[2]):
+                line = line.rstrip("\n")
+                m = FAIL_RE.match(line)
+                if m:
+                    fails[(m.group(1), m.group(2), int(m.group(3)),
+                           int(m.group(4)))] = m.group(5)
+                    notes.append(line)
+                elif line.startswith(("FAIL", "FATAL", "SKIP")):
+                    (skips if line.startswith("SKIP") else notes).append(line)
+        except OSError:
+            pass
+    collc = {}
+    copy = {}
+    for r in records:
+        key = (r["collective"], r["nranks"], r["bytes"])
+        if r["implementation"] == "copy":
+            copy[key + (r["ctas"], r["threads"])] = r
+        else:
+            collc[(r["variant"],) + key] = r
+
+    def cell_fail(label, coll, n, b):
+        return (label, coll, n, b) in fails
+
+    # 1. The targets.
+    sizes_n = sorted({k[3] for k in collc if k[2] == nranks} |
+                     {k[3] for k in fails if k[2] == nranks})
+    at = nearest(sizes_n, size) if sizes_n else None
+    print(f"\n{nranks} ranks sharing one GPU, {fmt_size(size)} (issue 11's "
+          "one-H200 targets): algbw = bytes / time; traffic = bytes read + "
+          "written per second by the chunked programs' algorithm (bench/"
+          "README.md), against a plain vectorized copy with the same CTAs "
+          "moving the same bytes, same run.\n")
+    print(f"| collective | kernel | {main_row} algbw GB/s | {v1_row} algbw "
+          f"GB/s | {main_row} / {v1_row} | {main_row} / issue's today's | "
+          "traffic GB/s | copy traffic GB/s (CTAs x threads per rank) | "
+          "traffic / copy | targets |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for coll in COLLECTIVES:
+        if at is None:
+            break
+        m = collc.get((main_row, coll, nranks, at))
+        v = collc.get((v1_row, coll, nranks, at))
+        if m is None and v is None and not cell_fail(main_row, coll, nranks,
+                                                     at):
+            continue
+        cells = [coll]
+        if m is None:
+            cells += ["-", "FAIL" if cell_fail(main_row, coll, nranks, at)
+                      else "-"]
+        else:
+            cells += [kernel_label(m), "%.1f" % m["algbw_gbs"]]
+        cells.append("%.1f" % v["algbw_gbs"] if v else
+                     ("FAIL" if cell_fail(v1_row, coll, nranks, at) else "-"))
+        ratio = (m["algbw_gbs"] / v["algbw_gbs"]
+                 if m and v and v["algbw_gbs"] > 0 else None)
+        cells.append("%.1fx" % ratio if ratio else "-")
+        today = ISSUE_TODAY.get(coll)
+        cells.append("%.1fx (%.1f)" % (m["algbw_gbs"] / today, today)
+                     if m and today else "-")
+        c = copy.get((coll, nranks, at, m["copy_ctas"], m["copy_threads"])) \
+            if m else None
+        share = m["copy_ratio"] if m and c else None
+        cells.append("%.1f" % m["traffic_gbs"] if m else "-")
+        cells.append("%.1f (%dx%d)" % (c["traffic_gbs"], c["ctas"],
+                                       c["threads"]) if c else "-")
+        cells.append("%.0f%%" % (100 * share) if share else "-")
+        verdict = []
+        if coll in TEN_X:
+            verdict.append(">= 10x v1 (this run): " + ("-" if ratio is None else
+                                            "**met**" if ratio >= 10 else
+                                            "not met"))
+        verdict.append(">= 60% of copy: " + (
+            "-" if share is None else "**met**" if share >= COPY_SHARE
+            else "not met"))
+        cells.append("; ".join(verdict))
+        print("| " + " | ".join(cells) + " |")
+
+    # 2. Every row, every size.
+    for n in sorted({k[2] for k in collc} | {k[2] for k in fails}):
+        sizes = sorted({k[3] for k in collc if k[2] == n} |
+                       {k[3] for k in fails if k[2] == n})
+        for coll in COLLECTIVES:
+            if not any(k[1] == coll and k[2] == n for k in collc) and \
+                    not any(k[1] == coll and k[2] == n for k in fails):
+                continue
+            print(f"\n{coll}, {n} ranks: algbw GB/s (traffic as a share of "
+                  "the copy's rate with the same CTAs):\n")
+            print("| row | kernel | " + " | ".join(fmt_size(s) for s in sizes)
+                  + " |")
+            print("|---|---|" + "---|" * len(sizes))
+            for label in labels:
+                cells, kernels = [], []
+                for s in sizes:
+                    r = collc.get((label, coll, n, s))
+                    if r is None:
+                        cells.append("FAIL" if cell_fail(label, coll, n, s)
+                                     else "-")
+                        continue
+                    k = kernel_label(r)
+                    if k not in kernels:
+                        kernels.append(k)
+                    c = copy.get((coll, n, s, r["copy_ctas"], r["copy_threads"]))
+                    cells.append("%.1f%s" % (r["algbw_gbs"], " (%.0f%%)" % (
+                        100 * r["copy_ratio"]) if c else ""))
+                if all(x == "-" for x in cells):
+                    continue
+                print(f"| {label} | {', '.join(kernels) or '-'} | " +
+                      " | ".join(cells) + " |")
+            for ctas, threads in sorted({k[3:] for k in copy
+                                         if k[0] == coll and k[1] == n}):
+                cells = []
+                for s in sizes:
+                    c = copy.get((coll, n, s, ctas, threads))
+                    cells.append("%.1f traffic" % c["traffic_gbs"] if c
+                                 else "-")
+                print(f"| copy | {ctas}x{threads} per rank | " +
+                      " | ".join(cells) + " |")
+    for line in skips:
+        print(f"\n{line}")
+    if notes:
+        print("\nFailures:\n")
+        for line in notes:
+            print(f"    {line}")
+    if not records:
+        print("\nNo records: the bench wrote nothing (see bandwidth.log).")
+
+
+if __name__ == "__main__":
+    main()
