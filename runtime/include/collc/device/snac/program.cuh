@@ -40,9 +40,13 @@
 ///
 /// Chunked programs (ChunkBytes = C > 0; issue 11, the bandwidth regime):
 /// the emitted body runs once per step s = 0 .. steps() - 1 with epoch
-/// e0.step(s) (value e0 + s; finish(e0.step(steps() - 1))). In step s, CTA
-/// h of the grid's H moves elements [lo, min(lo + C / sizeof(E), count)),
-/// lo = (s * H + h) * C / sizeof(E), of every partition (an empty part: a put
+/// e0.step(s) (value e0 + s; finish(e0.step(steps() - 1))). A call of M
+/// elements at most (the largest size-vector word, the same on every rank)
+/// has steps = max(1, ceil(M / (H * C / sizeof(E)))), and its parts are
+/// balanced: c = min(C / sizeof(E), ceil(M / (steps * H)) rounded up to
+/// 16 bytes), so a call below a step still spreads over every CTA. In step
+/// s, CTA h of the grid's H moves elements [lo, min(lo + c, count)),
+/// lo = (s * H + h) * c, of every partition (an empty part: a put
 /// publishes one padding unit, a take waits for it, so every (source,
 /// consumer, CTA) triple exchanges readiness every step and two slots stay
 /// enough), into sub-region h (at h * C, LL16 h * 2C) of the region, unit u
@@ -308,7 +312,8 @@ public:
                          : (long long)blockIdx.x * blockDim.x + threadIdx.x),
         threads_(kChunked ? (long long)blockDim.x
                           : (long long)gridDim.x * blockDim.x),
-        counter_(p.counters + blockIdx.x) {}
+        counter_(p.counters + blockIdx.x), steps_(stepsOf(sizes)),
+        partElems_(partElemsOf(sizes, steps_)) {}
 
   /// griddepcontrol.wait on sm_90+ (the previous kernel on the stream has
   /// ended and its writes are visible); stream order alone on sm_80.
@@ -334,19 +339,7 @@ public:
   /// Steps of a chunked call (1 otherwise): max(1, ceil(M / (H * C /
   /// sizeof(E)))), M the largest word of the size vector (every rank's size
   /// of a packed input; else this rank's row and column), H the grid's CTAs.
-  COLLC_DEVICE_INLINE long long steps() const {
-    if constexpr (!kChunked) {
-      return 1;
-    } else {
-      long long m = 0;
-      COLLC_PRAGMA_UNROLL
-      for (int j = 0; j < 2 * N; ++j)
-        m = sizes_.v[j] > m ? sizes_.v[j] : m;
-      const long long per = (long long)gridDim.x * kChunkElems;
-      const long long s = (m + per - 1) / per;
-      return s > 1 ? s : 1;
-    }
-  }
+  COLLC_DEVICE_INLINE long long steps() const { return steps_; }
 
   /// Ends the call in this CTA: stores its counter (read by the next call
   /// after griddepcontrol.wait or stream order, so no fence). Not after an
@@ -844,23 +837,63 @@ private:
       return region;
   }
 
+  /// The largest size-vector word: every rank's largest partition (the
+  /// derivation chunks only programs whose size vector holds it).
+  COLLC_DEVICE_INLINE static long long largestOf(const Sizes<N> &sizes) {
+    long long m = 0;
+    COLLC_PRAGMA_UNROLL
+    for (int j = 0; j < 2 * N; ++j)
+      m = sizes.v[j] > m ? sizes.v[j] : m;
+    return m;
+  }
+
+  /// Chunked: the call's steps, max(1, ceil(M / (H * C / sizeof(E)))); 1
+  /// unchunked. Kernel parameters only: no dependent load.
+  COLLC_DEVICE_INLINE static long long stepsOf(const Sizes<N> &sizes) {
+    if constexpr (!kChunked) {
+      (void)sizes;
+      return 1;
+    } else {
+      const long long per = (long long)gridDim.x * kChunkElems;
+      const long long s = (largestOf(sizes) + per - 1) / per;
+      return s > 1 ? s : 1;
+    }
+  }
+
+  /// Chunked: the elements of a CTA's part this call, ceil(M / (steps * H))
+  /// rounded up to 16 bytes, at most the chunk: a call smaller than a step
+  /// spreads over every CTA instead of filling the first ones' chunks.
+  COLLC_DEVICE_INLINE static long long partElemsOf(const Sizes<N> &sizes,
+                                                   long long steps) {
+    if constexpr (!kChunked) {
+      (void)sizes;
+      (void)steps;
+      return 0;
+    } else {
+      const long long per = steps * (long long)gridDim.x;
+      long long c = (largestOf(sizes) + per - 1) / per;
+      c = (c + kLanes16 - 1) / kLanes16 * kLanes16;
+      return c < kLanes16 ? kLanes16 : c > kChunkElems ? kChunkElems : c;
+    }
+  }
+
   /// Chunked: narrows a partition (`ptr`, `count`) to this CTA's part in the
-  /// epoch's step, elements [lo, min(lo + C / sizeof(E), count)), and
+  /// epoch's step, elements [lo, min(lo + c, count)), c = partElems_, and
   /// returns lo, the same for every partition (error records); a part past
   /// the end gets count 0 and keeps ptr. Unchunked: 0, nothing narrowed.
   template <class P>
-  COLLC_DEVICE_INLINE static long long narrow(Epoch e, P *&ptr,
-                                              long long &count) {
+  COLLC_DEVICE_INLINE long long narrow(Epoch e, P *&ptr,
+                                       long long &count) const {
     if constexpr (!kChunked) {
       (void)e;
       (void)ptr;
       (void)count;
       return 0;
     } else {
-      const long long lo =
-          (e.stepIndex * gridDim.x + blockIdx.x) * kChunkElems;
+      const long long c = partElems_;
+      const long long lo = (e.stepIndex * gridDim.x + blockIdx.x) * c;
       const long long left = count - lo;
-      count = left <= 0 ? 0 : left < kChunkElems ? left : kChunkElems;
+      count = left <= 0 ? 0 : left < c ? left : c;
       if (count > 0)
         ptr += lo;
       return lo;
@@ -1390,6 +1423,8 @@ private:
   const Sizes<N> sizes_;
   const long long thread_, threads_;
   u64 *const counter_;
+  /// Chunked: the call's steps and the elements of a CTA's part (balanced).
+  const long long steps_, partElems_;
   bool failed_ = false;
   /// Chunked: a region was read or output stored since the last barrier.
   bool dirty_ = false;
