@@ -28,6 +28,19 @@
 // second receive buffer (two-shot) has the slots after the first's, as on
 // the device (abi.h, collcRxBuffers).
 //
+// A chunked program (policy chunk > 0) runs its body once per step: a call
+// takes max(1, ceil(M / (W * ce))) steps at a rank, M the largest size in
+// the rank's own view of the size matrix (its row and column; a packed
+// input: every rank's size), ce = SimOptions::chunkUnits units; step s has
+// epoch base + s + 1 (base: the rank's steps in its earlier calls), so the
+// slot rotates every step. CTA h's part of an op in step s is elements
+// [(s * W + h) * c, + c) of the partition, c = min(ce, ceil(M / (steps *
+// W)) rounded up to a unit) (balanced parts, as the device's: a call below
+// a step spreads over every CTA), in units h * U + u of the
+// region (U = chunk units; flag: one segment, ready word h), an empty part
+// one padding unit. Units record their writer's call and step, so ranks
+// that count different steps are caught even where epochs coincide.
+//
 // A forward (a put from the output, two-shot) reads back output elements
 // with no wait: each must have been written in this call by the same CTA,
 // which is the unit-to-thread argument of snac.put's verifier, checked.
@@ -104,6 +117,10 @@ struct Unit {
   int64_t seq = 0;             // ll16 sequence; flag word value
   int writer = -1;             // rank; -1: never written
   int64_t writerEpoch = 0;
+  /// The writer's call and step (chunked programs: the epoch alone does not
+  /// say which call wrote it when ranks count different steps).
+  int writerCall = -1;
+  int64_t writerStep = 0;
   int writerAgent = -1;
   uint32_t writeTime = 0;
   std::shared_ptr<const Clock> clock; // flag word: the release
@@ -135,7 +152,10 @@ struct PStep {
   int64_t from = 0;  // Put: input offset
   int64_t to = -1;   // Take, Read: output offset (-1: reduce accumulator)
   int slot = 0;
-  int64_t epoch = 0, tag = 0;
+  /// The epoch of the step (call + 1 unchunked) and the step within the
+  /// call (0 unchunked); tag: what a put publishes (the epoch but for the
+  /// sequence faults).
+  int64_t epoch = 0, tag = 0, step = 0;
   bool canonicalize = true;
   bool forward = false; // Put: from the output (two-shot)
   /// Validate: false under the fault validation-skipped (every snapshot is
@@ -183,6 +203,32 @@ struct BufferInfo {
 
 enum ObjectKind { UnitObj = FirstModelObj, WordObj };
 
+/// Where one CTA's steps of one op are unrolled: the call, the step of a
+/// chunked program (0 otherwise) and its epoch.
+struct StepCtx {
+  int rank, worker, call;
+  int64_t step, epoch;
+};
+
+/// A unit of one CTA's share of an op: its index in the receive region,
+/// its elements (0: the padding unit) and their offset in the partition.
+struct Slice {
+  int64_t unit, count, offset;
+};
+/// One CTA's share of an op, in the order it moves it: flag segments (each
+/// published by its ready word `word`); for ll16 and sentinel one unit each
+/// (`word` unused).
+struct Share {
+  struct Segment {
+    int64_t word;
+    std::vector<Slice> units;
+  };
+  std::vector<Segment> segments;
+  /// Only the padding unit: the partition (or, chunked, the CTA's part of
+  /// it in this step) is empty.
+  bool padding = false;
+};
+
 /// The model's mutable state besides the agents, clocks and calls.
 struct ProgramState {
   UnitMap units, words;
@@ -205,9 +251,10 @@ private:
     return sizes[call][p][k];
   }
   int64_t partsOf(const BufferInfo &b) const { return b.packed ? 1 : n; }
-  /// The slot of receive buffer `rx` that call `call` (epoch call + 1) uses.
-  static int slotOf(const BufferInfo &rx, int call) {
-    return rx.firstSlot + static_cast<int>((call + 1) % rx.slots);
+  /// The slot of receive buffer `rx` that epoch `epoch` uses (unchunked:
+  /// epoch = call + 1; chunked: one epoch per step).
+  static int slotOf(const BufferInfo &rx, int64_t epoch) {
+    return rx.firstSlot + static_cast<int>(epoch % rx.slots);
   }
   int64_t offsetOf(const BufferInfo &b, int call, int r, int64_t j) const {
     int64_t off = 0;
@@ -220,19 +267,38 @@ private:
   }
   bool unroll(int id, int call, std::vector<PStep> &steps) override;
   bool evalBlock(Block &block, llvm::DenseMap<Value, int64_t> &env,
-                 std::vector<PStep> &steps, int rank, int worker, int call);
+                 std::vector<PStep> &steps, const StepCtx &c);
   /// One CTA's steps of a put of partition `part` of `srcRef` to `targets`
   /// (snac.put, and each k of snac.put_each).
   bool putSteps(Operation *op, FlatSymbolRefAttr srcRef,
                 FlatSymbolRefAttr dstRef, int64_t part, ArrayRef<int> targets,
-                std::vector<PStep> &steps, int rank, int worker, int call);
+                std::vector<PStep> &steps, const StepCtx &c);
   /// One CTA's steps of a take of `sources` into partition `part` of
   /// `dstRef`, reduced with `red` when set (snac.take, snac.reduce_take,
   /// and each p of snac.take_each).
   bool takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
                  FlatSymbolRefAttr dstRef, int64_t part, ArrayRef<int> sources,
                  std::optional<sim::RedOp> red, std::vector<PStep> &steps,
-                 int rank, int worker, int call);
+                 const StepCtx &c);
+  /// CTA `c.worker`'s share of an op on a partition of `count` elements in
+  /// step `c.step`; fails (at `op`) when a chunked partition does not fit
+  /// the call's steps.
+  bool shareOf(Operation *op, int64_t count, const StepCtx &c, Share &share);
+  /// The steps a chunked program's call takes at `rank`, from the rank's
+  /// own view of the size matrix (docs/snac.md, "Chunked programs"); 1
+  /// unchunked.
+  int64_t largestAt(const std::vector<std::vector<int64_t>> &m,
+                    int rank) const;
+  int64_t stepsAt(const std::vector<std::vector<int64_t>> &m, int rank) const;
+  /// The elements of a CTA's part in a chunked call of `steps` steps:
+  /// min(ce, ceil(M / (steps * W)) rounded up to a unit), as the device's.
+  int64_t partAt(const std::vector<std::vector<int64_t>> &m, int rank,
+                 int64_t steps) const;
+  /// "call 2", or "call 2 step 1" in a chunked program: for messages.
+  std::string when(int call, int64_t step) const {
+    return chunked ? formatv("call {0} step {1}", call, step).str()
+                   : formatv("call {0}", call).str();
+  }
   bool bufferOf(Operation *op, FlatSymbolRefAttr ref, snac::BufferKind kind,
                 const BufferInfo *&info);
   bool ranksOf(Operation *op, Value v, const char *verb, int call, int rank,
@@ -298,14 +364,25 @@ private:
   bool speculate = false;
   int64_t elemBytes = 4, unitElems = 1, bandLo = 0, bandHi = 0;
   /// Payload bytes of a receive region (abi.h: the band's hi, or one
-  /// partition of it for two-shot).
+  /// partition of it for two-shot); unchunked programs only.
   int64_t regionPayload = 0;
+  /// Chunked programs (policy chunk > 0): the model's chunk, in units
+  /// (SimOptions::chunkUnits) and in elements (ce = units * unitElems),
+  /// what one CTA moves of a partition per step.
+  bool chunked = false;
+  int64_t chunkUnits = 0, ce = 0;
   bool reduces = false;
   llvm::StringMap<BufferInfo> buffers;
   const BufferInfo *input = nullptr, *output = nullptr;
 
   std::vector<sim::CallArgs> callArgs;
   std::vector<std::vector<std::vector<int64_t>>> sizes; // [call][rank][col]
+  /// [call][rank]: the steps of the call (1 unchunked) and the CTA counter
+  /// before it (the steps of the earlier calls): epoch of step s = base +
+  /// s + 1.
+  std::vector<std::vector<int64_t>> stepsOf, baseOf;
+  /// [call][rank]: the elements of a CTA's part (chunked; balanced).
+  std::vector<std::vector<int64_t>> partOf;
   std::vector<std::vector<std::vector<uint32_t>>> inputs;
   std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
 
@@ -336,6 +413,10 @@ bool ProgramSimulator::prepare() {
   bandHi = policy.getBandHi();
   elemBytes = std::max(1u, sim::elemBits(o.type) / 8);
   unitElems = std::max<int64_t>(1, (encoding == kLL16 ? 8 : 16) / elemBytes);
+  // The model's chunk: a few units, so that small calls take several steps.
+  chunked = policy.isChunked();
+  chunkUnits = std::max<int64_t>(1, o.chunkUnits);
+  ce = chunkUnits * unitElems;
   // An output any part reduced (AllReduce's copy carries reduced values).
   reduces = llvm::any_of(model.parts, [](const sim::Transform &t) {
     return t.consume == sim::Consume::Reduce;
@@ -356,8 +437,10 @@ bool ProgramSimulator::prepare() {
   int variant = program.getVariant() == snac::Variant::two_shot
                     ? COLLC_VARIANT_TWO_SHOT
                     : COLLC_VARIANT_ONE_SHOT;
-  regionPayload = static_cast<int64_t>(collcRxPayloadBytes(
-      variant, static_cast<unsigned long long>(bandHi), n));
+  // A chunked region holds one step (a chunk per CTA) whatever the band.
+  if (!chunked)
+    regionPayload = static_cast<int64_t>(collcRxPayloadBytes(
+        variant, static_cast<unsigned long long>(bandHi), n));
   for (auto &[name, b] : buffers) {
     if (b.kind == snac::BufferKind::input)
       input = &b;
@@ -382,17 +465,25 @@ bool ProgramSimulator::prepare() {
     int64_t perRank = model.parts[0].in == sim::Layout::Packed ? 1 : n;
     int64_t most = std::max<int64_t>(0, bandHi / (elemBytes * perRank));
     int64_t count;
+    bool drawn = false;
     if (!o.counts.empty())
       count = o.counts[call % o.counts.size()];
     else if (o.count >= 0)
       count = o.count;
     else {
       // A few units per CTA and rank's input: enough to split the work,
-      // small enough for 72 ranks.
-      int64_t cap = std::max<int64_t>(1, 3 * W * unitElems / perRank);
+      // small enough for 72 ranks. Chunked: up to three steps of every CTA
+      // (fewer from 16 ranks on, a one-shot program moving n^2 regions a
+      // step), so that calls take one, two and several steps.
+      int64_t perStep = W * ce;
+      int64_t cap = !chunked ? std::max<int64_t>(1, 3 * W * unitElems / perRank)
+                    : perRank <= 8 ? 3 * perStep
+                                   : std::max<int64_t>(perStep + 1,
+                                                       24 * perStep / perRank);
       count = static_cast<int64_t>(rng() % (std::min(cap, most) + 1));
       if (rng() % 8 == 0u)
         count = 0;
+      drawn = true;
     }
     // Sizes below the band's lo are run too: nothing in a program depends
     // on lo (the runtime sends such calls to another kernel), and small
@@ -401,30 +492,48 @@ bool ProgramSimulator::prepare() {
     // The root moves every call: consecutive calls have different roots,
     // so a slot reused across them is written by a new producer.
     int root = rooted ? static_cast<int>((o.seed + call) % n) : 0;
-    sim::CallArgs args =
-        sim::makeCallArgs(model, n, root, o.shape, count, callSeed);
-    // The program's size matrix from the call's, as the runtime forms it
-    // (vocab::programSize); the reference below is the collective's own.
-    const int sParts = static_cast<int>(args.sizes[0].size());
-    std::vector<long long> flat;
-    for (const std::vector<int64_t> &row : args.sizes)
-      flat.insert(flat.end(), row.begin(), row.end());
-    std::vector<std::vector<int64_t>> m(n);
+    sim::CallArgs args;
+    std::vector<std::vector<int64_t>> m;
+    for (;;) {
+      args = sim::makeCallArgs(model, n, root, o.shape, count, callSeed);
+      // The program's size matrix from the call's, as the runtime forms it
+      // (vocab::programSize); the reference below is the collective's own.
+      const int sParts = static_cast<int>(args.sizes[0].size());
+      std::vector<long long> flat;
+      for (const std::vector<int64_t> &row : args.sizes)
+        flat.insert(flat.end(), row.begin(), row.end());
+      m.assign(n, {});
+      for (int r = 0; r < n; ++r) {
+        sim::BufferGeometry g = sim::inputGeometry(model, args, 0, r);
+        if (program.getVariant() == snac::Variant::two_shot)
+          // The runtime's split of a typed AllReduce's count: uneven, and
+          // empty partitions for small counts (padding units).
+          for (int k = 0; k < n; ++k)
+            m[r].push_back(collcEvenSplitAt(g.total, n, elemBytes, k));
+        else if (!input->packed && sParts != n &&
+                 shape != vocab::Root::Consumer)
+          return fail(nullptr, "the program's input is scattered but the "
+                               "collective's is packed");
+        else
+          for (int k = 0; k < (input->packed ? 1 : n); ++k)
+            m[r].push_back(vocab::programSize(shape, root, flat.data(), sParts,
+                                              input->packed ? 1 : n, r, k));
+      }
+      // A drawn size whose skew puts one huge partition in a chunked call
+      // is halved until the call takes a few steps (cost: n^2 regions a
+      // step).
+      if (!drawn || !chunked || count == 0)
+        break;
+      int64_t longest = 0;
+      for (int r = 0; r < n; ++r)
+        longest = std::max(longest, stepsAt(m, r));
+      if (longest <= (n <= 8 ? 4 : 2))
+        break;
+      count /= 2;
+    }
     std::vector<std::vector<uint32_t>> in;
     for (int r = 0; r < n; ++r) {
       sim::BufferGeometry g = sim::inputGeometry(model, args, 0, r);
-      if (program.getVariant() == snac::Variant::two_shot)
-        // The runtime's split of a typed AllReduce's count: uneven, and
-        // empty partitions for small counts (padding units).
-        for (int k = 0; k < n; ++k)
-          m[r].push_back(collcEvenSplitAt(g.total, n, elemBytes, k));
-      else if (!input->packed && sParts != n && shape != vocab::Root::Consumer)
-        return fail(nullptr, "the program's input is scattered but the "
-                             "collective's is packed");
-      else
-        for (int k = 0; k < (input->packed ? 1 : n); ++k)
-          m[r].push_back(vocab::programSize(shape, root, flat.data(), sParts,
-                                            input->packed ? 1 : n, r, k));
       int64_t bytes = g.total * elemBytes;
       if (bytes > bandHi)
         return fail(nullptr,
@@ -436,6 +545,18 @@ bool ProgramSimulator::prepare() {
                        ? sim::specialInput(model, o.type, g.total, callSeed, r)
                        : sim::randomInput(model, o.type, g.total, callSeed, r));
     }
+    // The steps of the call at each rank, and the CTA counter before it.
+    std::vector<int64_t> stepCounts(n), bases(n, 0), parts(n, ce);
+    for (int r = 0; r < n; ++r) {
+      stepCounts[r] = stepsAt(m, r);
+      if (chunked)
+        parts[r] = partAt(m, r, stepCounts[r]);
+      if (call > 0)
+        bases[r] = baseOf.back()[r] + stepsOf.back()[r];
+    }
+    partOf.push_back(std::move(parts));
+    stepsOf.push_back(std::move(stepCounts));
+    baseOf.push_back(std::move(bases));
     callArgs.push_back(args);
     sizes.push_back(std::move(m));
     expected.push_back(sim::reference(model, args, o.type, in));
@@ -482,15 +603,14 @@ bool ProgramSimulator::bufferOf(Operation *op, FlatSymbolRefAttr ref,
 
 bool ProgramSimulator::evalBlock(Block &block,
                                  llvm::DenseMap<Value, int64_t> &env,
-                                 std::vector<PStep> &steps, int rank,
-                                 int worker, int call) {
+                                 std::vector<PStep> &steps, const StepCtx &c) {
   auto get = [&](Value v) { return env.lookup(v); };
-  int64_t epoch = call + 1;
+  int rank = c.rank, call = c.call;
   for (Operation &op : block) {
     std::string error;
     if (std::optional<bool> done =
             evalStructured(op, env, error, [&](Block &body) {
-              return evalBlock(body, env, steps, rank, worker, call);
+              return evalBlock(body, env, steps, c);
             })) {
       if (!*done)
         return error.empty() ? false : fail(&op, error);
@@ -500,13 +620,13 @@ bool ProgramSimulator::evalBlock(Block &block,
       // order the hosts model.
       continue;
     } else if (auto e = dyn_cast<snac::EpochOp>(op)) {
-      env[e.getEpoch()] = epoch;
+      env[e.getEpoch()] = c.epoch;
     } else if (auto put = dyn_cast<snac::PutOp>(op)) {
       SmallVector<int> targets;
       if (!ranksOf(&op, put.getTarget(), "puts to", call, rank, env, targets))
         return false;
       if (!putSteps(&op, put.getSrcAttr(), put.getDstAttr(), get(put.getPart()),
-                    targets, steps, rank, worker, call))
+                    targets, steps, c))
         return false;
     } else if (auto each = dyn_cast<snac::PutEachOp>(op)) {
       // Exactly the loop over k of `put partition k to rank k`: the
@@ -514,7 +634,7 @@ bool ProgramSimulator::evalBlock(Block &block,
       // stores to distinct regions (docs/snac.md).
       for (int k = 0; k < n; ++k)
         if (!putSteps(&op, each.getSrcAttr(), each.getDstAttr(), k, {k}, steps,
-                      rank, worker, call))
+                      c))
           return false;
     } else if (auto take = dyn_cast<snac::TakeOp>(op)) {
       SmallVector<int> sources;
@@ -522,8 +642,7 @@ bool ProgramSimulator::evalBlock(Block &block,
                    sources))
         return false;
       if (!takeSteps(&op, take.getSrcAttr(), take.getDstAttr(),
-                     get(take.getPart()), sources, std::nullopt, steps, rank,
-                     worker, call))
+                     get(take.getPart()), sources, std::nullopt, steps, c))
         return false;
     } else if (auto reduce = dyn_cast<snac::ReduceTakeOp>(op)) {
       SmallVector<int> sources;
@@ -531,13 +650,13 @@ bool ProgramSimulator::evalBlock(Block &block,
         return false;
       if (!takeSteps(&op, reduce.getSrcAttr(), reduce.getDstAttr(),
                      get(reduce.getPart()), sources, redOpOf(reduce.getOp()),
-                     steps, rank, worker, call))
+                     steps, c))
         return false;
     } else if (auto each = dyn_cast<snac::TakeEachOp>(op)) {
       // Exactly the loop over p of `take source p into partition p`.
       for (int p = 0; p < n; ++p)
         if (!takeSteps(&op, each.getSrcAttr(), each.getDstAttr(), p, {p},
-                       std::nullopt, steps, rank, worker, call))
+                       std::nullopt, steps, c))
           return false;
     } else {
       return fail(&op, formatv("the interpreter cannot execute '{0}' in a "
@@ -556,12 +675,109 @@ StringRef faultOf(Operation *op) {
 }
 } // namespace
 
+int64_t
+ProgramSimulator::largestAt(const std::vector<std::vector<int64_t>> &m,
+                            int rank) const {
+  // The largest entry this rank sees: every rank's size for a packed
+  // program input (one column), else its row and its column.
+  int64_t most = 0;
+  for (int p = 0; p < n; ++p) {
+    if (input->packed) {
+      most = std::max(most, m[p][0]);
+      continue;
+    }
+    most = std::max(most, m[rank][p]);
+    most = std::max(most, m[p][rank]);
+  }
+  return most;
+}
+
+int64_t ProgramSimulator::stepsAt(const std::vector<std::vector<int64_t>> &m,
+                                  int rank) const {
+  if (!chunked)
+    return 1;
+  return std::max<int64_t>(1, (largestAt(m, rank) + W * ce - 1) / (W * ce));
+}
+
+int64_t ProgramSimulator::partAt(const std::vector<std::vector<int64_t>> &m,
+                                 int rank, int64_t steps) const {
+  const int64_t per = steps * W;
+  int64_t c = (largestAt(m, rank) + per - 1) / per;
+  c = (c + unitElems - 1) / unitElems * unitElems;
+  return std::clamp<int64_t>(c, unitElems, ce);
+}
+
+bool ProgramSimulator::shareOf(Operation *op, int64_t count, const StepCtx &c,
+                               Share &share) {
+  share = Share{};
+  if (!chunked) {
+    // Unit u (flag: warp segment u) to CTA u mod W, over the grid.
+    int64_t total = unitsFor(count);
+    auto slice = [&](int64_t u) {
+      return Slice{u,
+                   count == 0 ? 0 : std::min(unitElems, count - u * unitElems),
+                   u * unitElems};
+    };
+    share.padding = count == 0;
+    if (encoding == kFlag) {
+      int64_t dataUnits = count == 0 ? 0 : total;
+      for (int64_t sg = c.worker; sg < segmentsOf(dataUnits); sg += W) {
+        Share::Segment seg{sg, {}};
+        for (int64_t u = sg * kSegmentUnits;
+             u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
+          seg.units.push_back(slice(u));
+        share.segments.push_back(std::move(seg));
+      }
+    } else {
+      for (int64_t u = c.worker; u < total; u += W)
+        share.segments.push_back({-1, {slice(u)}});
+    }
+    return true;
+  }
+  // Chunked: CTA h's part of step s is [lo, hi), lo = (s * W + h) * pe,
+  // pe the call's balanced part, in its own sub-region (units h * U ...);
+  // an empty part is one padding unit (flag: the ready word alone), word
+  // index h.
+  int call = c.call;
+  int64_t steps = stepsOf[call][c.rank];
+  int64_t pe = partOf[call][c.rank];
+  if (count > steps * W * pe)
+    return fail(op, formatv("{0}: rank {1} moves a partition of {2} elements "
+                            "in {3} steps of {4} CTAs x {5} elements: the "
+                            "steps do not cover it",
+                            when(call, c.step), c.rank, count, steps, W, pe));
+  int64_t lo = (c.step * W + c.worker) * pe;
+  int64_t part = std::max<int64_t>(0, std::min(pe, count - lo));
+  int64_t first = c.worker * chunkUnits;
+  share.padding = part == 0;
+  std::vector<Slice> units;
+  if (part == 0)
+    units.push_back({first, 0, 0});
+  for (int64_t u = 0; u * unitElems < part; ++u)
+    units.push_back({first + u, std::min(unitElems, part - u * unitElems),
+                     lo + u * unitElems});
+  // A part never exceeds the chunk: it stays in the CTA's sub-region.
+  if (static_cast<int64_t>(units.size()) > chunkUnits)
+    return fail(op, formatv("{0}: rank {1} CTA {2}'s part of {3} elements "
+                            "exceeds its chunk of {4} units",
+                            when(call, c.step), c.rank, c.worker, part,
+                            chunkUnits));
+  if (encoding == kFlag) {
+    if (part == 0)
+      units.clear(); // the ready word alone
+    share.segments.push_back({c.worker, std::move(units)});
+  } else {
+    for (const Slice &u : units)
+      share.segments.push_back({-1, {u}});
+  }
+  return true;
+}
+
 bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
                                 FlatSymbolRefAttr dstRef, int64_t part,
                                 ArrayRef<int> targets,
-                                std::vector<PStep> &steps, int rank, int worker,
-                                int call) {
-  int64_t epoch = call + 1;
+                                std::vector<PStep> &steps, const StepCtx &c) {
+  int rank = c.rank, call = c.call;
   const BufferInfo *src, *dst;
   auto srcIt = buffers.find(srcRef.getValue());
   bool forward =
@@ -577,7 +793,8 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
                             call, rank, part, partsOf(*src)));
   int64_t count = sizeOf(*src, call, rank, part);
   int64_t from = offsetOf(*src, call, rank, part);
-  if (count * elemBytes > regionPayload)
+  // A chunked step moves at most a chunk per CTA (checked by shareOf).
+  if (!chunked && count * elemBytes > regionPayload)
     return fail(op, formatv("call {0}: rank {1} puts {2} bytes into a "
                             "receive region of {3} bytes of payload "
                             "({4})",
@@ -585,45 +802,39 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
                             regionPayload == bandHi
                                 ? "the band's hi"
                                 : "a partition of the band's hi"));
+  Share share;
+  if (!shareOf(op, count, c, share))
+    return false;
   StringRef fault = faultOf(op);
-  if (fault == "padding-dropped" && count == 0)
+  if (fault == "padding-dropped" && share.padding)
     return true;
   PStep base{PStep::Put, op};
-  base.slot = slotOf(*dst, call);
+  base.slot = slotOf(*dst, c.epoch);
   base.forward = forward;
-  base.epoch = epoch;
-  base.tag = epoch + (fault == "wrong-sequence-next"       ? 1
-                      : fault == "wrong-sequence-previous" ? -1
-                                                           : 0);
+  base.epoch = c.epoch;
+  base.step = c.step;
+  base.tag = c.epoch + (fault == "wrong-sequence-next"       ? 1
+                        : fault == "wrong-sequence-previous" ? -1
+                                                             : 0);
   base.canonicalize = fault != "sentinel-not-canonicalized";
-  int64_t total = unitsFor(count);
-  auto unitStep = [&](int t, int64_t u) {
-    PStep s = base;
-    s.peer = t;
-    s.unit = u;
-    s.count = count == 0 ? 0 : std::min(unitElems, count - u * unitElems);
-    s.from = from + u * unitElems;
-    steps.push_back(s);
-  };
-  if (encoding == kFlag) {
-    int64_t dataUnits = count == 0 ? 0 : total;
-    int64_t segments = segmentsOf(dataUnits);
-    for (int64_t sg = worker; sg < segments; sg += W)
-      for (int t : targets) {
-        for (int64_t u = sg * kSegmentUnits;
-             u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
-          unitStep(t, u);
+  for (const Share::Segment &seg : share.segments)
+    for (int t : targets) {
+      for (const Slice &u : seg.units) {
+        PStep s = base;
+        s.peer = t;
+        s.unit = u.unit;
+        s.count = u.count;
+        s.from = from + u.offset;
+        steps.push_back(s);
+      }
+      if (encoding == kFlag) {
         PStep w = base;
         w.kind = PStep::Word;
         w.peer = t;
-        w.unit = sg;
+        w.unit = seg.word;
         steps.push_back(w);
       }
-  } else {
-    for (int64_t u = worker; u < total; u += W)
-      for (int t : targets)
-        unitStep(t, u);
-  }
+    }
   return true;
 }
 
@@ -631,9 +842,8 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
                                  FlatSymbolRefAttr dstRef, int64_t part,
                                  ArrayRef<int> sources,
                                  std::optional<sim::RedOp> red,
-                                 std::vector<PStep> &steps, int rank,
-                                 int worker, int call) {
-  int64_t epoch = call + 1;
+                                 std::vector<PStep> &steps, const StepCtx &c) {
+  int rank = c.rank, call = c.call;
   const BufferInfo *rx, *dst;
   if (!bufferOf(op, srcRef, snac::BufferKind::receive, rx) ||
       !bufferOf(op, dstRef, snac::BufferKind::output, dst))
@@ -653,23 +863,26 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
                               "partition {4} of {5} elements",
                               call, rank, has, p, part, want));
   }
-  if (faultOf(op) == "padding-dropped" && want == 0)
+  Share share;
+  if (!shareOf(op, want, c, share))
+    return false;
+  if (faultOf(op) == "padding-dropped" && share.padding)
     return true;
-  int64_t total = unitsFor(want);
   PStep base{PStep::Take, op};
-  base.slot = slotOf(*rx, call);
-  base.epoch = epoch;
+  base.slot = slotOf(*rx, c.epoch);
+  base.epoch = c.epoch;
+  base.step = c.step;
   if (red)
     base.red = *red;
-  auto read = [&](PStep::Kind kind, int p, int64_t u) {
+  auto read = [&](PStep::Kind kind, int p, const Slice &u) {
     PStep s = base;
     s.kind = kind;
     s.peer = p;
-    s.unit = u;
-    s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
-    s.to = at + u * unitElems;
+    s.unit = u.unit;
+    s.count = u.count;
+    s.to = at + u.offset;
     if (red) {
-      s.accIndex = at + u * unitElems;
+      s.accIndex = at + u.offset;
       s.last = p == sources.back();
     }
     steps.push_back(s);
@@ -679,36 +892,39 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
       steps.push_back(r);
     }
   };
-  if (encoding == kFlag) {
-    int64_t dataUnits = want == 0 ? 0 : total;
-    int64_t segments = segmentsOf(dataUnits);
-    for (int64_t sg = worker; sg < segments; sg += W)
+  for (const Share::Segment &seg : share.segments) {
+    if (encoding == kFlag) {
       for (int p : sources) {
         PStep w = base;
         w.kind = PStep::AwaitWord;
         w.peer = p;
-        w.unit = sg;
+        w.unit = seg.word;
         steps.push_back(w);
-        for (int64_t u = sg * kSegmentUnits;
-             u < std::min(dataUnits, (sg + 1) * kSegmentUnits); ++u)
+        for (const Slice &u : seg.units)
           read(PStep::Read, p, u);
       }
-  } else if (speculate) {
-    // One step: every source's load, one check, the waits for what
-    // failed, then the compute (and the sentinel re-arms).
-    for (int64_t u = worker; u < total; u += W) {
+      continue;
+    }
+    for (const Slice &u : seg.units) {
+      if (!speculate) {
+        for (int p : sources)
+          read(PStep::Take, p, u);
+        continue;
+      }
+      // One step: every source's load, one check, the waits for what
+      // failed, then the compute (and the sentinel re-arms).
       size_t first = steps.size();
       for (int p : sources) {
         PStep s = base;
         s.kind = PStep::SpecRead;
         s.peer = p;
-        s.unit = u;
-        s.count = want == 0 ? 0 : std::min(unitElems, want - u * unitElems);
+        s.unit = u.unit;
+        s.count = u.count;
         steps.push_back(s);
       }
       PStep v = base;
       v.kind = PStep::Validate;
-      v.unit = u;
+      v.unit = u.unit;
       v.validate = faultOf(op) != "validation-skipped";
       steps.push_back(v);
       for (size_t i = first; i < first + sources.size(); ++i) {
@@ -719,10 +935,6 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
       for (int p : sources)
         read(PStep::Use, p, u);
     }
-  } else {
-    for (int64_t u = worker; u < total; u += W)
-      for (int p : sources)
-        read(PStep::Take, p, u);
   }
   return true;
 }
@@ -747,12 +959,19 @@ bool ProgramSimulator::ranksOf(Operation *op, Value v, const char *verb,
   return true;
 }
 
+/// One CTA's steps of one call: the body once (chunked: once per step,
+/// each with its own epoch, the CTA's counter + step + 1).
 bool ProgramSimulator::unroll(int id, int call, std::vector<PStep> &steps) {
-  llvm::DenseMap<Value, int64_t> env;
-  env[program.getRank()] = agents[id].rank;
-  env[program.getWorldSize()] = n;
-  return evalBlock(program.getBody().front(), env, steps, agents[id].rank,
-                   agents[id].worker, call);
+  int rank = agents[id].rank;
+  for (int64_t s = 0; s < stepsOf[call][rank]; ++s) {
+    llvm::DenseMap<Value, int64_t> env;
+    env[program.getRank()] = rank;
+    env[program.getWorldSize()] = n;
+    StepCtx c{rank, agents[id].worker, call, s, baseOf[call][rank] + s + 1};
+    if (!evalBlock(program.getBody().front(), env, steps, c))
+      return false;
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -824,7 +1043,16 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
   int me = agent.rank * W + agent.worker;
   int call = rankCall[agent.rank];
   auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit); };
-  if (encoding != kSentinel && u.seq > s.epoch)
+  if (encoding != kSentinel && u.seq > s.epoch) {
+    if (chunked)
+      return fail(s.op,
+                  formatv("{0}: {1} {2} {3} and finds a packet of sequence "
+                          "{4} while it runs epoch {5}: a later step than its "
+                          "own, the ranks did not issue the same call "
+                          "sequence or count the same steps (a sequence "
+                          "error, COLLC_KERNEL_SEQUENCE)",
+                          when(call, s.step), who(me), what, here(), u.seq,
+                          s.epoch));
     return fail(s.op,
                 formatv("call {0}: {1} {2} {3} and finds a packet of call "
                         "{4} (sequence {5}) while it runs call {0} (epoch "
@@ -833,30 +1061,38 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
                         "COLLC_KERNEL_SEQUENCE)",
                         call, who(me), what, here(), u.seq - 1, u.seq,
                         s.epoch));
-  if (u.writer != s.peer || u.writerEpoch != s.epoch)
-    return fail(s.op,
-                formatv("call {0}: {1} accepts {2}{3}, which holds {4}, not "
-                        "call {0}'s data from rank {5}{6}",
-                        call, who(me), here(),
-                        speculative.empty() ? "" : " as loaded speculatively",
-                        u.writer < 0
-                            ? std::string("no write yet (the buffer's fill)")
-                            : formatv("data of call {0} written by rank {1}",
-                                      u.writerEpoch - 1, u.writer)
-                                  .str(),
-                        s.peer,
-                        !speculative.empty()
-                            ? (": every accepted read must be validated, " +
-                               speculative)
-                                  .str()
-                        : encoding == kSentinel
-                            ? std::string(": a unit not re-armed is taken "
-                                          "for new data")
-                            : std::string()));
+  }
+  if (u.writer != s.peer || u.writerEpoch != s.epoch || u.writerCall != call ||
+      u.writerStep != s.step)
+    return fail(
+        s.op,
+        formatv(
+            "{0}: {1} accepts {2}{3}, which holds {4}, not "
+            "{0}'s data from rank {5}{6}",
+            when(call, s.step), who(me), here(),
+            speculative.empty() ? "" : " as loaded speculatively",
+            u.writer < 0 ? std::string("no write yet (the buffer's fill)")
+                         : formatv("data of {0} written by rank {1}",
+                                   when(u.writerCall, u.writerStep), u.writer)
+                               .str(),
+            s.peer,
+            !speculative.empty()
+                ? (": every accepted read must be validated, " + speculative)
+                      .str()
+            : u.writerEpoch == s.epoch && u.writer == s.peer
+                ? formatv(": the same epoch ({0}), so the ranks "
+                          "count different steps",
+                          s.epoch)
+                      .str()
+            : encoding == kSentinel
+                ? std::string(": a unit not re-armed is taken "
+                              "for new data")
+                : std::string()));
   if (static_cast<int64_t>(u.elems.size()) != std::max<int64_t>(1, s.count))
-    return fail(s.op, formatv("call {0}: {1} expects {2} elements in {3}, "
+    return fail(s.op, formatv("{0}: {1} expects {2} elements in {3}, "
                               "which carries {4}",
-                              call, who(me), s.count, here(), u.elems.size()));
+                              when(call, s.step), who(me), s.count, here(),
+                              u.elems.size()));
   u.accepted = true;
   return true;
 }
@@ -873,31 +1109,31 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     Unit &u = units[{s.peer, s.slot, agent.rank, s.unit}];
     auto here = [&] { return where(s.peer, s.slot, agent.rank, s.unit); };
     if (u.writer >= 0 && !u.accepted)
-      return fail(s.op,
-                  formatv("call {0}: {1} overwrites {2} before rank {3} "
-                          "accepted what it held (call {4}'s): the slot is "
-                          "reused while its consumer may still read it",
-                          call, who(me), here(), s.peer, u.writerEpoch - 1));
+      return fail(s.op, formatv("{0}: {1} overwrites {2} before rank {3} "
+                                "accepted what it held ({4}'s): the slot is "
+                                "reused while its consumer may still read it",
+                                when(call, s.step), who(me), here(), s.peer,
+                                when(u.writerCall, u.writerStep)));
     if (encoding == kSentinel && !u.armed)
-      return fail(s.op,
-                  formatv("call {0}: {1} writes {2} before rank {3} re-armed "
-                          "it (call {4}'s): the re-arm can erase this data",
-                          call, who(me), here(), s.peer, u.writerEpoch - 1));
+      return fail(s.op, formatv("{0}: {1} writes {2} before rank {3} re-armed "
+                                "it ({4}'s): the re-arm can erase this data",
+                                when(call, s.step), who(me), here(), s.peer,
+                                when(u.writerCall, u.writerStep)));
     const std::vector<uint32_t> &in =
         s.forward ? outputs[agent.rank] : inputs[call][agent.rank];
     // A forward reads back, without a wait, what this CTA reduced.
     for (int64_t i = 0; s.forward && i < s.count; ++i) {
       int64_t at = s.from + i;
       if (written[agent.rank][at] != call || writtenBy[agent.rank][at] != me)
-        return fail(s.op,
-                    formatv("call {0}: {1} forwards output element {2}, "
-                            "which {3}: a forward must read what the same "
-                            "CTA reduced (the same unit-to-thread mapping)",
-                            call, who(me), at,
-                            written[agent.rank][at] != call
-                                ? std::string("is not written yet this call")
-                                : "was written by " +
-                                      who(writtenBy[agent.rank][at])));
+        return fail(
+            s.op,
+            formatv("{0}: {1} forwards output element {2}, "
+                    "which {3}: a forward must read what the same "
+                    "CTA reduced (the same unit-to-thread mapping)",
+                    when(call, s.step), who(me), at,
+                    written[agent.rank][at] != call
+                        ? std::string("is not written yet this call")
+                        : "was written by " + who(writtenBy[agent.rank][at])));
     }
     if (speculate && o.exhaustive) {
       auto old = std::make_shared<Unit>(u);
@@ -916,6 +1152,8 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     u.seq = s.tag;
     u.writer = agent.rank;
     u.writerEpoch = s.epoch;
+    u.writerCall = call;
+    u.writerStep = s.step;
     u.writerAgent = me;
     u.writeTime = mine[me];
     u.accepted = false;
@@ -927,15 +1165,16 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   case PStep::Word: {
     Unit &w = words[{s.peer, s.slot, agent.rank, s.unit}];
     if (w.writer >= 0 && !w.accepted)
-      return fail(s.op,
-                  formatv("call {0}: {1} overwrites {2} before rank {3} "
-                          "awaited what it held (call {4}'s)",
-                          call, who(me),
-                          where(s.peer, s.slot, agent.rank, s.unit, true),
-                          s.peer, w.writerEpoch - 1));
+      return fail(s.op, formatv("{0}: {1} overwrites {2} before rank {3} "
+                                "awaited what it held ({4}'s)",
+                                when(call, s.step), who(me),
+                                where(s.peer, s.slot, agent.rank, s.unit, true),
+                                s.peer, when(w.writerCall, w.writerStep)));
     w.seq = s.tag;
     w.writer = agent.rank;
     w.writerEpoch = s.epoch;
+    w.writerCall = call;
+    w.writerStep = s.step;
     w.clock = std::make_shared<const Clock>(mine);
     w.accepted = false;
     w.writeOp = s.op;
@@ -944,6 +1183,12 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   case PStep::AwaitWord: {
     Unit &w = words[{agent.rank, s.slot, s.peer, s.unit}];
     auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit, true); };
+    if (w.seq > s.epoch && chunked)
+      return fail(s.op,
+                  formatv("{0}: {1} awaits {2} and finds value {3} while it "
+                          "runs epoch {4}: a later step than its own, a "
+                          "sequence error (COLLC_KERNEL_SEQUENCE)",
+                          when(call, s.step), who(me), here(), w.seq, s.epoch));
     if (w.seq > s.epoch)
       return fail(s.op,
                   formatv("call {0}: {1} awaits {2} and finds call {3}'s "
@@ -951,11 +1196,18 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                           "{5}): a later call than its own, a sequence error "
                           "(COLLC_KERNEL_SEQUENCE)",
                           call, who(me), here(), w.seq - 1, w.seq, s.epoch));
-    if (w.writer != s.peer || w.writerEpoch != s.epoch)
-      return fail(s.op, formatv("call {0}: {1} accepts {2}, written in call "
-                                "{3} by rank {4}",
-                                call, who(me), here(), w.writerEpoch - 1,
-                                w.writer));
+    if (w.writer != s.peer || w.writerEpoch != s.epoch ||
+        w.writerCall != call || w.writerStep != s.step)
+      return fail(s.op, formatv("{0}: {1} accepts {2}, written in {3} by rank "
+                                "{4}{5}",
+                                when(call, s.step), who(me), here(),
+                                when(w.writerCall, w.writerStep), w.writer,
+                                w.writerEpoch == s.epoch && w.writer == s.peer
+                                    ? formatv(" (the same epoch, {0}: the "
+                                              "ranks count different steps)",
+                                              s.epoch)
+                                          .str()
+                                    : std::string()));
     for (size_t i = 0; i < mine.size(); ++i)
       mine[i] = std::max(mine[i], (*w.clock)[i]);
     w.accepted = true;
@@ -967,14 +1219,14 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     if (s.kind == PStep::Read) {
       // Flag: only the ready word orders the data before this read.
       if (u.writer < 0 || mine[u.writerAgent] < u.writeTime)
-        return fail(s.op,
-                    formatv("call {0}: {1} reads {2} before the ready word "
-                            "that publishes it: no awaited word orders the "
-                            "write (by {3}) before this read",
-                            call, who(me),
-                            where(agent.rank, s.slot, s.peer, s.unit),
-                            u.writer < 0 ? std::string("nobody")
-                                         : who(u.writerAgent)));
+        return fail(
+            s.op,
+            formatv("{0}: {1} reads {2} before the ready word "
+                    "that publishes it: no awaited word orders the "
+                    "write (by {3}) before this read",
+                    when(call, s.step), who(me),
+                    where(agent.rank, s.slot, s.peer, s.unit),
+                    u.writer < 0 ? std::string("nobody") : who(u.writerAgent)));
     }
     if (!accept(agent, s, u, s.kind == PStep::Read ? "reads" : "takes"))
       return false;
@@ -1012,9 +1264,9 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   case PStep::Use: {
     auto it = agent.snaps.find({s.peer, s.unit});
     if (it == agent.snaps.end() || !it->second.validated)
-      return fail(s.op, formatv("call {0}: {1} uses {2} without validating "
+      return fail(s.op, formatv("{0}: {1} uses {2} without validating "
                                 "it",
-                                call, who(me),
+                                when(call, s.step), who(me),
                                 where(agent.rank, s.slot, s.peer, s.unit)));
     Unit content = std::move(it->second.content);
     agent.snaps.erase(it);
@@ -1065,7 +1317,9 @@ bool ProgramSimulator::validate(Agent &agent, const PStep &s) {
     // call, and not again before it is accepted): the slot may be reused.
     Unit &live = units[{agent.rank, s.slot, key.first, key.second}];
     if (live.writer == snap.content.writer &&
-        live.writerEpoch == snap.content.writerEpoch)
+        live.writerEpoch == snap.content.writerEpoch &&
+        live.writerCall == snap.content.writerCall &&
+        live.writerStep == snap.content.writerStep)
       live.accepted = true;
   }
   return true;
@@ -1083,9 +1337,9 @@ bool ProgramSimulator::consume(Agent &agent, const PStep &s, const Unit &u) {
   if (s.accIndex < 0) {
     for (int64_t i = 0; i < s.count; ++i) {
       if (mark[s.to + i] == call)
-        return fail(s.op, formatv("call {0}: {1} writes output element "
+        return fail(s.op, formatv("{0}: {1} writes output element "
                                   "{2} a second time",
-                                  call, who(me), s.to + i));
+                                  when(call, s.step), who(me), s.to + i));
       out[s.to + i] = u.elems[i];
       mark[s.to + i] = call;
       writtenBy[agent.rank][s.to + i] = me;
@@ -1101,13 +1355,14 @@ bool ProgramSimulator::consume(Agent &agent, const PStep &s, const Unit &u) {
     return true;
   for (int64_t i = 0; i < s.count; ++i) {
     if (static_cast<int>(acc[i].size()) != n)
-      return fail(s.op, formatv("call {0}: {1} reduces {2} contributions "
+      return fail(s.op, formatv("{0}: {1} reduces {2} contributions "
                                 "for output element {3}, expected {4}",
-                                call, who(me), acc[i].size(), s.to + i, n));
+                                when(call, s.step), who(me), acc[i].size(),
+                                s.to + i, n));
     if (mark[s.to + i] == call)
-      return fail(s.op, formatv("call {0}: {1} writes output element {2} "
+      return fail(s.op, formatv("{0}: {1} writes output element {2} "
                                 "a second time",
-                                call, who(me), s.to + i));
+                                when(call, s.step), who(me), s.to + i));
     out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
     mark[s.to + i] = call;
     writtenBy[agent.rank][s.to + i] = me;
@@ -1186,8 +1441,8 @@ bool ProgramSimulator::stepHost(int rank) {
 std::string ProgramSimulator::blockedOn(const Agent &agent) {
   const PStep &s = agent.next();
   int me = agent.rank * W + agent.worker;
-  std::string line = formatv("{0} (call {1}, epoch {2}) waits for ", who(me),
-                             rankCall[agent.rank], s.epoch)
+  std::string line = formatv("{0} ({1}, epoch {2}) waits for ", who(me),
+                             when(rankCall[agent.rank], s.step), s.epoch)
                          .str();
   bool word = s.kind == PStep::AwaitWord;
   line += where(agent.rank, s.slot, s.peer, s.unit, word);
@@ -1198,19 +1453,21 @@ std::string ProgramSimulator::blockedOn(const Agent &agent) {
   const Unit &u = it->second;
   if (encoding == kSentinel) {
     if (u.armed)
-      return line + formatv(": armed (last written in call {0})",
-                            u.writerEpoch - 1)
+      return line + formatv(": armed (last written in {0})",
+                            when(u.writerCall, u.writerStep))
                         .str();
     if (u.writerEpoch == s.epoch)
-      return line + ": written this call with the all-ones bits, which a "
-                    "consumer cannot tell from an armed unit (the value was "
-                    "not canonicalized)";
+      return line + formatv(": written this {0} with the all-ones bits, which "
+                            "a consumer cannot tell from an armed unit (the "
+                            "value was not canonicalized)",
+                            chunked ? "step" : "call")
+                        .str();
     return line;
   }
-  return line + formatv(": it holds {0} {1}, written by rank {2} in call {3} "
+  return line + formatv(": it holds {0} {1}, written by rank {2} in {3} "
                         "(epoch {4})",
                         word ? "value" : "sequence", u.seq, u.writer,
-                        u.writerEpoch - 1, u.writerEpoch)
+                        when(u.writerCall, u.writerStep), u.writerEpoch)
                     .str();
 }
 
@@ -1229,12 +1486,12 @@ bool ProgramSimulator::checkEnd() {
     for (auto &[key, u] : *map)
       if (u.writer >= 0 && !u.accepted)
         return fail(u.writeOp,
-                    formatv("rank {0} published {1} in call {2}, and rank {3} "
+                    formatv("rank {0} published {1} in {2}, and rank {3} "
                             "never took it",
                             u.writer,
                             where(key.owner, key.slot, key.source, key.unit,
                                   map == &words),
-                            u.writerEpoch - 1, key.owner));
+                            when(u.writerCall, u.writerStep), key.owner));
   return true;
 }
 
@@ -1320,9 +1577,12 @@ bool ProgramSimulator::objectCoEnabled(const Access &before,
 }
 
 std::string ProgramSimulator::subject() {
-  return formatv("the {0}{1} program of @{2} ({3} slots={4})",
-                 speculate ? "speculative " : "", encodingName(encoding),
-                 collective.getSymName(), describe(o), slots)
+  return formatv("the {0}{1}{2} program of @{3} ({4} slots={5}{6})",
+                 speculate ? "speculative " : "", chunked ? "chunked " : "",
+                 encodingName(encoding), collective.getSymName(), describe(o),
+                 slots,
+                 chunked ? formatv(" chunk-units={0}", chunkUnits).str()
+                         : std::string())
       .str();
 }
 

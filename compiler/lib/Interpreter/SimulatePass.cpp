@@ -119,12 +119,14 @@ struct SnacSimulatePass
       bool speculative =
           e != 0 && (speculate >= 0 ? speculate == 1
                                     : program.getPolicy().getSpeculate());
+      bool chunked = program.getPolicy().isChunked();
       SimStats stats;
       unsigned runs = 0;
       auto one = [&](SimOptions o) {
         o.encoding = encoding;
         o.speculate = speculate;
         o.workers = workers;
+        o.chunkUnits = chunkUnits;
         o.specialInputs = inputs == "special" ||
                           (inputs == "mixed" && runs % 2 == 1);
         o.counts.assign(counts.begin(), counts.end());
@@ -138,7 +140,10 @@ struct SnacSimulatePass
       for (auto [ni, n] : llvm::enumerate(worldSizes))
         for (auto [si, shape] : llvm::enumerate(shapeList)) {
           if (exhaustive) {
-            for (int64_t units : {int64_t(1), int64_t(workers + 1)}) {
+            // A chunked program: one step, then two (the second a unit on
+            // CTA 0 and padding on the others).
+            int64_t more = chunked ? workers * chunkUnits + 1 : workers + 1;
+            for (int64_t units : {int64_t(1), more}) {
               SimOptions o = exhaustiveRun(types, runs, n, shape);
               int64_t bytes = sim::elemBits(o.type) / 8;
               int64_t perUnit = std::max<int64_t>(
@@ -155,8 +160,12 @@ struct SnacSimulatePass
             continue;
           }
           // A program moves n^2 regions per call: one seed per shape at
-          // NVL72 scale keeps the library's simulation fast.
+          // NVL72 scale keeps the library's simulation fast. A chunked one
+          // moves them per CTA and step: there, only the last shape (skew,
+          // the zero-sized partitions and the steps of the hot one).
           unsigned programSeeds = n >= 32 ? 1 : seeds.getValue();
+          if (n >= 32 && chunked && si + 1 != shapeList.size())
+            continue;
           for (unsigned seed = 0; seed < programSeeds; ++seed) {
             SimOptions o = seeded(types, ni, n, si, shape, seed);
             if (failed(one(o)))
@@ -166,16 +175,15 @@ struct SnacSimulatePass
       if (report) {
         const char *names[] = {"flag", "ll16", "sentinel"};
         llvm::outs() << llvm::formatv(
-            "{0} program @{1} ({2}{7}): {3} runs ok ({4} calls each; {5} "
+            "{0} program @{1} ({2}{7}{8}): {3} runs ok ({4} calls each; {5} "
             "{6})\n",
             exhaustive ? "exhaustive" : "simulate", collective.getSymName(),
             names[e], runs, calls.getValue(),
             exhaustive ? stats.states : stats.actions,
-            exhaustive ? llvm::formatv("states, {0} interleavings",
-                                       stats.traces)
-                             .str()
-                       : std::string("steps"),
-            speculative ? ", speculative" : "");
+            exhaustive
+                ? llvm::formatv("states, {0} interleavings", stats.traces).str()
+                : std::string("steps"),
+            speculative ? ", speculative" : "", chunked ? ", chunked" : "");
       }
     }
     return success();

@@ -86,6 +86,10 @@ struct SimOptions {
   /// every `workers`-th unit (flag: warp segment) of every op, so that one
   /// CTA of a rank can run ahead of another.
   int workers = 2;
+  /// Chunked programs (policy chunk > 0): the model's chunk, in units of
+  /// the encoding (16 bytes; ll16: 8 payload bytes), what one CTA moves of
+  /// a partition per step. Small, so that small calls take several steps.
+  int64_t chunkUnits = 2;
   /// Inputs made of special values (sim::specialInput) instead of random
   /// ones.
   bool specialInputs = false;
@@ -135,8 +139,10 @@ mlir::LogicalResult simulate(snac::ScheduleOp schedule,
 /// stale, so that every accepted read must have been validated), that no
 /// unit is overwritten before its consumer accepted it (the reuse proof of
 /// the slots), that a later call's packet is a sequence error, and
-/// progress. Emits an error at the offending op and fails on the
-/// first problem found.
+/// progress. A chunked program (policy chunk) runs its body once per step,
+/// each CTA on its chunk of every partition (SimOptions::chunkUnits), with
+/// the same checks per step. Emits an error at the offending op and fails
+/// on the first problem found.
 mlir::LogicalResult simulateProgram(snac::ProgramOp program,
                                     const SimOptions &options,
                                     SimStats *stats = nullptr);

@@ -31,7 +31,8 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
     with `workers` CTAs per rank, random and special inputs alternating by
     seed (`inputs`), and receive slots from `staging-slots` when it is a
     count. In the exhaustive mode its calls carry one unit and `workers + 1`
-    units per partition.
+    units per partition (a chunked program: one unit and
+    `workers * chunk-units + 1`, one step and two).
   }];
   let options = [
     ListOption<"ranks", "ranks", "int64_t", "World sizes to simulate">,
@@ -61,6 +62,9 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
                "policy's; flag never speculates, so it runs once, off)">,
     Option<"workers", "workers", "int", /*default=*/"2",
            "Programs: CTAs per rank in the model">,
+    Option<"chunkUnits", "chunk-units", "int64_t", /*default=*/"2",
+           "Chunked programs: the model's chunk, in units of the encoding, "
+           "per CTA, partition and step">,
     Option<"inputs", "inputs", "std::string", /*default=*/"\"mixed\"",
            "Input data: random, special or mixed (alternating by seed)">,
     Option<"gate", "gate", "bool", /*default=*/"false",
