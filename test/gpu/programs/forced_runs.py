@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The forced runs of a module's programs (scripts/gpu-suite.sh, programs
-phase): one line per distinct (variant, encoding) of the module's program
-kernels, read from its manifest, so that every program the module actually
+phase): one line per distinct (variant, encoding, chunked or not) of the
+module's program kernels, read from its manifest, so that every program the module actually
 contains (two-shot, speculation) is forced and run, not a fixed list:
 
     VARIANT:ENCODING BAND_LO BAND_HI RANKS SPECULATE COLLECTIVES
 
-BAND_LO/HI: the least lo and the largest hi over those kernels; RANKS: their
+BAND_LO/HI: the least lo and the largest hi over those kernels (a chunked
+program's band is its own run: the collectives without one, Scatter and
+Gather, run v1 there, so the sentinel expectations of the unchunked run's
+collectives must not follow them above their own band); RANKS: their
 world sizes (comma-separated) among --ranks; SPECULATE: yes, no, or mixed
 (COLLC_FORCE_VARIANT names a variant and an encoding, so speculating and
 non-speculating programs of one pair are forced together; a NOTE on stderr
@@ -31,7 +34,7 @@ def main():
         p = k.get("program")
         if p is None:
             continue
-        key = (p["variant"], p["encoding"])
+        key = (p["variant"], p["encoding"], bool(p.get("chunk", 0)))
         g = groups.setdefault(key, {"lo": p["band"][0], "hi": p["band"][1],
                                     "ranks": set(), "spec": set(),
                                     "colls": set()})
@@ -40,7 +43,7 @@ def main():
         g["ranks"].add(k["world_size"])
         g["spec"].add(bool(p.get("speculate", False)))
         g["colls"].add(k["collective"])
-    for (variant, encoding), g in groups.items():
+    for (variant, encoding, _), g in groups.items():
         world = sorted(g["ranks"] & ranks if ranks else g["ranks"])
         if not world:
             continue
