@@ -22,6 +22,12 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%collc_src_root", config.collc_src_root))
 config.substitutions.append(("%spec_dir", config.collc_spec_dir))
+# The main job's modules of the spec library (scripts/test.sh passes
+# --param library_modules=DIR after building them with the same collc):
+# Target/Module/module-library.test checks those instead of compiling the
+# library a second time; without the parameter it compiles its own.
+config.substitutions.append(
+    ("%library_modules", lit_config.params.get("library_modules", "")))
 # The toolkit's stub libcuda, linked as libcuda.so.1 by test/unit/runtime.
 config.substitutions.append(
     ("%stub_driver_dir", os.path.join(config.collc_obj_root, "test", "unit", "runtime", "stub-driver")))
