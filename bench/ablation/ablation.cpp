@@ -28,6 +28,7 @@
 
 #include "collc/collc.h"
 #include "graph_timing.h"
+#include "rows.h"
 
 #include <cuda_runtime.h>
 
@@ -49,9 +50,7 @@ namespace {
 int passed = 0, failed = 0;
 std::mt19937_64 rng(11);
 
-struct Row {
-  std::string label, module, force;
-};
+using collc::bench::Row;
 
 uint16_t bf16FromFloat(float f) {
   uint32_t u;
@@ -211,23 +210,9 @@ int main(int argc, char **argv) {
     }
   }
   std::vector<Row> rows;
-  {
-    std::ifstream f(argv[1]);
-    if (!f) {
-      std::printf("FATAL cannot read rows file %s\n", argv[1]);
-      return 2;
-    }
-    std::string line;
-    while (std::getline(f, line)) {
-      if (line.empty() || line[0] == '#')
-        continue;
-      Row row;
-      std::stringstream ss(line);
-      std::getline(ss, row.label, '\t');
-      std::getline(ss, row.module, '\t');
-      std::getline(ss, row.force, '\t');
-      rows.push_back(row);
-    }
+  if (!collc::bench::readRows(argv[1], rows)) {
+    std::printf("FATAL cannot read rows file %s\n", argv[1]);
+    return 2;
   }
   long long most = 0;
   for (long long s : sizes)

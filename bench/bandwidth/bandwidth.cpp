@@ -70,6 +70,7 @@
 #include "collc/collc.h"
 #include "copy_kernel.h"
 #include "graph_timing.h"
+#include "rows.h"
 
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
@@ -623,9 +624,7 @@ CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
 // Driver
 //===----------------------------------------------------------------------===//
 
-struct Row {
-  std::string label, module, force;
-};
+using collc::bench::Row;
 
 std::vector<long long> parseList(const std::string &text) {
   std::vector<long long> out;
@@ -799,23 +798,9 @@ int main(int argc, char **argv) {
   alarm(alarmSeconds);
 
   std::vector<Row> rows;
-  {
-    std::ifstream f(argv[1]);
-    if (!f) {
-      std::printf("FATAL cannot read rows file %s\n", argv[1]);
-      return 2;
-    }
-    std::string line;
-    while (std::getline(f, line)) {
-      if (line.empty() || line[0] == '#')
-        continue;
-      Row row;
-      std::stringstream ss(line);
-      std::getline(ss, row.label, '\t');
-      std::getline(ss, row.module, '\t');
-      std::getline(ss, row.force, '\t');
-      rows.push_back(row);
-    }
+  if (!collc::bench::readRows(argv[1], rows)) {
+    std::printf("FATAL cannot read rows file %s\n", argv[1]);
+    return 2;
   }
   long long most = 0;
   for (long long s : sizes)
