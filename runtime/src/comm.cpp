@@ -179,6 +179,11 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
                       "device %d (sm_%d) has no cooperative launch; collc "
                       "kernels need all their CTAs resident at once",
                       device, comm->capability);
+  // Registered buffers (register.cpp): the table every call may read, and
+  // the stream that updates it without waiting for the user's work.
+  COLLC_CHECK(allocZeroed(&comm->windowTable, (unsigned long long)kMaxWindows *
+                                                   nranks * sizeof(CUdeviceptr)));
+  CU_CHECK(cuStreamCreate(&comm->windowStream, CU_STREAM_NON_BLOCKING));
   comm->workspaces.reserve(kernels);
   for (const KernelInfo &k : module->kernels) {
     if (k.worldSize != nranks || k.target != image->target)
@@ -249,6 +254,11 @@ collcResult_t uploadPeers(Workspace &w, const std::vector<CUdeviceptr> &staging,
 void release(collcComm *comm) {
   if (comm->context)
     drv::pfn_cuCtxSetCurrent(comm->context);
+  releaseWindows(comm);
+  if (comm->windowStream)
+    drv::pfn_cuStreamDestroy(comm->windowStream);
+  if (comm->windowTable)
+    drv::pfn_cuMemFree(comm->windowTable);
   for (Workspace &w : comm->workspaces) {
     for (CUdeviceptr p : w.opened)
       drv::pfn_cuIpcCloseMemHandle(p);
@@ -426,6 +436,8 @@ extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
                       "rank %d of %d ranks: expected 0 <= rank < nranks", rank,
                       nranks);
   collcComm *c = new collcComm();
+  c->allgather = allgather;
+  c->userData = userData;
   collcResult_t res = setupRank(c, module, nranks, rank, cudaDevice, config);
   if (res != collcSuccess) {
     release(c);
@@ -609,6 +621,7 @@ extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
   }
   auto clique = std::make_shared<Clique>();
   clique->devices.assign(devices, devices + ndev);
+  clique->comms = made;
   for (int r = 0; r < ndev; ++r) {
     made[r]->clique = clique;
     comms[r] = made[r];

@@ -61,6 +61,16 @@
   X(cuStreamGetCtx)                                                            \
   X(cuStreamGetId)                                                             \
   X(cuStreamGetCaptureInfo)                                                    \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamDestroy)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuEventCreate)                                                             \
+  X(cuEventRecord)                                                             \
+  X(cuEventQuery)                                                              \
+  X(cuEventDestroy)                                                            \
+  X(cuUserObjectCreate)                                                        \
+  X(cuUserObjectRelease)                                                       \
+  X(cuGraphRetainUserObject)                                                   \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 namespace collc {

@@ -20,6 +20,7 @@
 #include "collc/collc.h"
 #include "collc/device/snac/abi.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -131,6 +132,95 @@ COLLC_API void admitPrograms(collcComm_t comm, int sharing);
 /// capacity and the ranks sharing it).
 COLLC_API collcResult_t checkAdmitted(collcComm_t comm, int sharing);
 
+//===----------------------------------------------------------------------===//
+// Registered buffers (register.cpp, docs/runtime.md "Registered buffers")
+//===----------------------------------------------------------------------===//
+
+/// Windows one communicator can hold at once: the rows of its device table.
+constexpr int kMaxWindows = 64;
+/// A registered pointer as the launch path passes it to the device:
+/// (slot << kWindowShift) | (ptr - the rank's registered buff).
+constexpr int kWindowShift = 48;
+
+/// The graphs still holding a window: one CUDA user object per (window,
+/// captured graph) owns a reference to it and decrements `live` from its
+/// destructor, on a driver thread, possibly after the communicator is gone.
+struct GraphCount {
+  std::atomic<int> live{0};
+};
+
+/// What the ranks of one process share about one window (one-process
+/// communicators: every rank's Window points to one; one process per rank:
+/// each has its own). Lives until the last rank's window of it is released.
+struct WindowShared {
+  /// The window's slot (the same on every rank) and every rank's
+  /// registered range (one-process: the plain pointers; filled as the
+  /// ranks register).
+  int slot = -1;
+  std::vector<CUdeviceptr> buffs;
+  std::vector<unsigned long long> bytes;
+  /// Per rank: 0 not yet registered, 1 registered, 2 deregistered (or its
+  /// communicator destroyed).
+  std::vector<char> state;
+  /// Every rank registered it and none deregistered it: findWindow may
+  /// hand it to the launch path.
+  std::atomic<bool> complete{false};
+  std::shared_ptr<GraphCount> graphs = std::make_shared<GraphCount>();
+  /// Guards `tracked` and `captures` (noteWindowUse may run on one rank's
+  /// thread while another deregisters).
+  std::mutex mutex;
+  /// The last eager use of the window on each stream: an event recorded
+  /// after it (created in the stream's context; destroyed when its rank
+  /// lets the window go, while that context is surely alive).
+  struct Tracked {
+    unsigned long long stream = 0; ///< cuStreamGetId
+    int rank = 0;                  ///< whose stream
+    CUcontext context = nullptr;   ///< the event's (and stream's)
+    CUevent event = nullptr;
+  };
+  std::vector<Tracked> tracked;
+  /// Capture sequences (cuStreamGetCaptureInfo ids) whose graph already
+  /// holds a user object of this window: one per graph, however many
+  /// captured calls use the window.
+  std::vector<unsigned long long> captures;
+  /// Destroys the events (exported: the unit tests make windows by hand).
+  COLLC_API ~WindowShared();
+};
+
+/// A peer's allocation this rank opened with cuIpcOpenMemHandle, shared by
+/// every window that lies in it; closed when the last one goes.
+struct PeerMapping {
+  int peer = -1;
+  /// The allocation's base in the peer's address space: names it among
+  /// the peer's live allocations (registered memory is not freed before
+  /// every rank deregistered it).
+  CUdeviceptr peerBase = 0;
+  CUdeviceptr mapped = 0;
+  int refs = 0;
+};
+
+/// True when [ptr, ptr + bytes) lies inside one complete window of `comm`
+/// (registered by every rank); *where = (slot << kWindowShift) | (ptr -
+/// this rank's registered buff). A linear scan over the live windows: no
+/// allocation, no driver call (the launch path calls it on every call).
+COLLC_API bool findWindow(collcComm_t comm, const void *ptr,
+                          unsigned long long bytes, unsigned long long *where);
+
+/// Records that work just queued on `stream` reads or writes the window of
+/// `where` (a findWindow result), so that deregistration is safe: eager
+/// work gets an event per (window, stream), recorded now (deregistration
+/// waits for it); a capture (cuStreamGetCaptureInfo) gets, once per graph,
+/// a CUDA user object moved into the graph whose destructor releases the
+/// window's live-graph count (deregistration is refused while it is > 0).
+/// Call it with the communicator's context current, after the launch.
+COLLC_API collcResult_t noteWindowUse(collcComm_t comm,
+                                      unsigned long long where,
+                                      CUstream stream);
+
+/// Closes every window of `comm` (communicator destruction): mappings
+/// closed, nothing waited for.
+void releaseWindows(collcComm_t comm);
+
 /// The ranks one process drives (collcCommInitAll): which rank queued work
 /// on which stream, so that two ranks on one stream (which can never
 /// complete a collective: the second kernel waits for the first, which
@@ -142,9 +232,31 @@ struct Clique {
   std::map<unsigned long long, int> streamOwner;
   /// Device of every rank.
   std::vector<int> devices;
+  /// Every rank's communicator (NULL once destroyed): the rank completing
+  /// a window fills every rank's table. Guarded by `mutex`.
+  std::vector<collcComm *> comms;
+  /// Windows not yet registered by every rank, by registration number
+  /// (the k-th collcCommRegister of every rank is window k). Guarded by
+  /// `mutex`.
+  std::map<unsigned long long, std::shared_ptr<WindowShared>> pending;
 };
 
 } // namespace collc
+
+/// A registered window, as one rank holds it (collcWindow_t).
+struct collcWindow {
+  collcComm_t comm = nullptr;
+  /// Which registration of the communicator it is (0, 1, ...).
+  unsigned long long number = 0;
+  int slot = -1;
+  /// This rank's range.
+  CUdeviceptr buff = 0;
+  unsigned long long bytes = 0;
+  /// One process per rank: the peers' mappings this window holds (indices
+  /// into collcComm::mappings, one per peer; -1 for this rank).
+  std::vector<int> mappings;
+  std::shared_ptr<collc::WindowShared> shared;
+};
 
 struct collcComm {
   collcModule_t module = nullptr;
@@ -165,6 +277,24 @@ struct collcComm {
   unsigned long long launches = 0;
   /// The ranks of this process, when it drives several (collcCommInitAll).
   std::shared_ptr<collc::Clique> clique;
+  /// The bootstrap allgather of collcCommInitRank, kept for registrations
+  /// (NULL for collcCommInitAll).
+  collcAllGatherFn_t allgather = nullptr;
+  void *userData = nullptr;
+  /// Registered buffers: kMaxWindows x nranks device addresses, row s every
+  /// rank's buff of the window in slot s as this rank maps it, 0 where no
+  /// window (allocated zeroed at setup).
+  CUdeviceptr windowTable = 0;
+  /// A non-blocking stream of this rank for table uploads, so that they
+  /// never wait behind the user's work on blocking streams.
+  CUstream windowStream = nullptr;
+  /// Live windows in registration order, and by slot.
+  std::vector<collcWindow *> windows;
+  collcWindow *windowSlots[collc::kMaxWindows] = {};
+  /// collcCommRegister calls so far: the number of the next window.
+  unsigned long long registrations = 0;
+  /// Peer allocations opened for windows (refs 0: closed, reusable entry).
+  std::vector<collc::PeerMapping> mappings;
   bool aborted = false;
   collc::Workspace *find(const std::string &collective,
                          const std::string &type);

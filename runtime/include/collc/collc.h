@@ -79,6 +79,10 @@ typedef struct collcModule *collcModule_t;
 /// domain, running the collectives of one module.
 typedef struct collcComm *collcComm_t;
 
+/// Opaque handle to a registered buffer (collcCommRegister): one window of a
+/// communicator, made of one range of device memory on every rank.
+typedef struct collcWindow *collcWindow_t;
+
 /// A CUDA stream: the same type as CUstream and cudaStream_t.
 typedef struct CUstream_st *collcStream_t;
 
@@ -195,7 +199,10 @@ COLLC_API collcResult_t collcModuleDestroy(collcModule_t module);
 /// per GPU). `allgather` exchanges the peer-memory handles; every rank must
 /// call this with the same module. Workspaces for every kernel of the module
 /// at `nranks` ranks are allocated and exchanged here, so calls made later
-/// (also inside CUDA graph capture) allocate nothing.
+/// (also inside CUDA graph capture) allocate nothing. The communicator keeps
+/// `allgather` and `userData`: collcCommRegister and collcCommDeregister
+/// call it again, so both must stay valid (e.g. the bootstrap communicator
+/// alive) for as long as buffers are registered or deregistered.
 COLLC_API collcResult_t collcCommInitRank(collcComm_t *comm,
                                           collcModule_t module, int nranks,
                                           int rank, int cudaDevice,
@@ -210,10 +217,11 @@ COLLC_API collcResult_t collcCommInitAll(collcComm_t *comms,
                                          const int *devices,
                                          const collcConfig_t *config);
 
-/// Frees the communicator after its work on every stream finished.
+/// Frees the communicator after its work on every stream finished, with
+/// every window still registered on it.
 COLLC_API collcResult_t collcCommDestroy(collcComm_t comm);
-/// Marks the communicator failed and frees it without waiting for peers (use
-/// after collcTimeout). Work still queued may fail.
+/// Marks the communicator failed and frees it (and its windows) without
+/// waiting for peers (use after collcTimeout). Work still queued may fail.
 COLLC_API collcResult_t collcCommAbort(collcComm_t comm);
 /// Reports an error a kernel recorded (without synchronizing): collcSuccess,
 /// or collcTimeout with collcGetLastError() naming the collective, the rank
@@ -222,6 +230,44 @@ COLLC_API collcResult_t collcCommGetAsyncError(collcComm_t comm,
                                                collcResult_t *asyncError);
 COLLC_API collcResult_t collcCommCount(collcComm_t comm, int *count);
 COLLC_API collcResult_t collcCommUserRank(collcComm_t comm, int *rank);
+
+//===----------------------------------------------------------------------===//
+// Registered buffers (docs/runtime.md, "Registered buffers")
+//===----------------------------------------------------------------------===//
+
+/// Registers [buff, buff + bytes) of this rank's device memory with the
+/// communicator, so that calls whose buffers lie inside it can read and
+/// write the peers' buffers directly (zero-copy) instead of staging them.
+///
+/// Collective: every rank calls it, in the same order relative to its other
+/// registrations and deregistrations; the k-th registration of every rank
+/// forms window k (the sizes may differ between ranks). On one process per
+/// rank (collcCommInitRank) the call exchanges memory handles through the
+/// communicator's allgather and returns on every rank together; a range one
+/// rank cannot register makes the call fail on every rank. On one process
+/// driving every rank (collcCommInitAll) each rank's call returns at once,
+/// and the window is used by calls once every rank has registered it. A
+/// refused call does not count in the order.
+///
+/// The range must lie inside one allocation of the communicator's device
+/// made with cudaMalloc or cuMemAlloc (memory that CUDA IPC can export: not
+/// host, managed or cuMemCreate memory), bytes > 0, and must not overlap a
+/// window this rank already registered on this communicator. At most 64
+/// windows per communicator are live at once. Free the memory only after
+/// every rank deregistered it. *window receives the handle.
+COLLC_API collcResult_t collcCommRegister(collcComm_t comm, void *buff,
+                                          size_t bytes,
+                                          collcWindow_t *window);
+
+/// Deregisters a window of collcCommRegister. Collective, in the same order
+/// on every rank. Waits (at most the communicator's timeout: collcTimeout
+/// past it) for the work queued on streams that uses the window, then
+/// closes its mappings. Refused with collcInvalidUsage, changing nothing,
+/// while a CUDA graph captured with a call that uses the window still
+/// exists (graph or graph execution): destroy them first. On one process
+/// per rank, a refusal on any rank refuses it on every rank.
+COLLC_API collcResult_t collcCommDeregister(collcComm_t comm,
+                                            collcWindow_t window);
 
 //===----------------------------------------------------------------------===//
 // Collectives (NCCL's argument conventions: counts in elements)
