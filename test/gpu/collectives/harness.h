@@ -279,6 +279,8 @@ void runMisuse(World &w);
 /// Robustness (single mode): counts, streams, stall blame, co-residency,
 /// concurrent use, distinct shapes.
 void runRobust(World &w);
+/// Registered buffers: register, find, map, refuse, deregister safely.
+void runRegistration(World &w);
 /// Stall: every rank takes a turn as the one that never launches.
 void runTimeoutStall(World &w);
 /// procs mode only: this rank is the survivor (rank 0) or the victim (1),

@@ -8,7 +8,7 @@
 /// collc_gpu_tests: the collectives of out/modules on real GPUs.
 ///
 ///   collc_gpu_tests [--mode=procs|single] [--suites=misuse,correctness,
-///                   graphs,timeout] [--modules=DIR] [--nranks=N] [--quick]
+///                   graphs,registration,timeout] [--modules=DIR] [--nranks=N] [--quick]
 ///                   [--no-big] [--filter=NAME,...] [--timeout-ms=MS]
 ///                   [--stall-timeout-ms=MS] [--replays=N] [--seed=N]
 ///                   [--watchdog=S] [--sm100-module=FILE]
@@ -46,7 +46,7 @@ namespace {
 
 const char *kUsage =
     "usage: collc_gpu_tests [--mode=procs|single] "
-    "[--suites=misuse,correctness,graphs,timeout]\n"
+    "[--suites=misuse,correctness,graphs,registration,timeout]\n"
     "  [--modules=DIR] [--nranks=N] [--quick] [--no-big] [--filter=NAME,...]\n"
     "  [--timeout-ms=MS] [--stall-timeout-ms=MS] [--replays=N] [--seed=N]\n"
     "  [--watchdog=S] [--sm100-module=FILE] [--sm80-module=FILE] "
@@ -54,8 +54,9 @@ const char *kUsage =
     "  [--suites=robust [--robust=counts,streams,stall,coresidency,"
     "concurrent,shapes] [--shapes=N]]\n";
 
-const std::vector<std::string> kSuites = {"misuse", "correctness", "graphs",
-                                          "timeout", "robust"};
+const std::vector<std::string> kSuites = {"misuse",       "correctness",
+                                          "graphs",       "registration",
+                                          "timeout",      "robust"};
 
 /// robust runs only when asked for (its own phase of gpu-suite.sh).
 bool wants(const std::string &suite) {
@@ -162,6 +163,8 @@ void runSuite(World &w, const std::string &suite) {
     runCorrectness(w);
   else if (suite == "graphs")
     runGraphs(w);
+  else if (suite == "registration")
+    runRegistration(w);
   else if (suite == "timeout")
     runTimeoutStall(w);
   else if (suite == "robust")
