@@ -356,10 +356,12 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
 }
 
 Workspace *collc::pickProgram(const Route &route,
-                              unsigned long long inputBytes) {
+                              unsigned long long inputBytes,
+                              unsigned registered) {
   for (Workspace *w : route.programs)
     if (w->kernel->program.bandLo <= inputBytes &&
-        inputBytes <= w->kernel->program.bandHi)
+        inputBytes <= w->kernel->program.bandHi &&
+        (w->kernel->program.registered & ~registered) == 0)
       return w;
   return nullptr;
 }

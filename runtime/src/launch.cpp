@@ -200,7 +200,8 @@ collcResult_t resolve(collcComm_t comm, const char *name,
 /// cooperative launch (a program's CTAs never wait on each other).
 collcResult_t launchProgram(collcComm_t comm, Workspace *w,
                             const void *sendbuff, void *recvbuff,
-                            const long long *sizeVec, CUstream stream) {
+                            const long long *sizeVec, CUstream stream,
+                            const collcWindowParams &win, unsigned found) {
   const KernelInfo &k = *w->kernel;
   collcProgramParams params{};
   params.input = sendbuff;
@@ -223,8 +224,19 @@ collcResult_t launchProgram(collcComm_t comm, Workspace *w,
   config.numAttrs = k.pdl ? 1 : 0;
   // The driver reads each parameter's bytes from these addresses: the peers
   // array (Peers<N>) and the size vector (Sizes<N>) are plain arrays.
-  void *args[] = {&params, w->rxPeers.data(), const_cast<long long *>(sizeVec)};
+  // A zero-copy program's third parameter: the window table and where this
+  // call's buffers are (abi.h, collcWindowParams).
+  collcWindowParams windows = win;
+  void *args[] = {&params, w->rxPeers.data(), const_cast<long long *>(sizeVec),
+                  &windows};
   CU_CHECK(cuLaunchKernelEx(&config, w->function, args, nullptr));
+  // Deregistration waits for (or, captured, refuses while) this call, in
+  // every window the program publishes (`found`: the buffers in one).
+  const unsigned uses = w->kernel->program.registered & found;
+  if (uses & ProgramInfo::kRegisteredInput)
+    COLLC_CHECK(noteWindowUse(comm, win.input, stream));
+  if (uses & ProgramInfo::kRegisteredOutput)
+    COLLC_CHECK(noteWindowUse(comm, win.output, stream));
   return collcSuccess;
 }
 
@@ -329,8 +341,30 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
                        collcNumTypes +
                    datatype];
   const long long key = selectionBytes(*c, sizes.data(), n, r, eb);
+  // Which buffers lie in registered windows (a zero-copy program reads them
+  // in place). Every rank must pick the same program, and an empty buffer
+  // (a rooted call's non-root input, an empty V partition) cannot say
+  // whether its peers registered theirs: it counts as registered when the
+  // call's other buffer is, so that a call with registered buffers on every
+  // rank, or with none, picks the same kernel everywhere.
+  collcWindowParams win{};
+  win.table = reinterpret_cast<const unsigned long long *>(comm->windowTable);
+  unsigned found = 0;
+  if (sendElems > 0 &&
+      findWindow(comm, sendbuff, (unsigned long long)(sendElems * eb),
+                 &win.input))
+    found |= ProgramInfo::kRegisteredInput;
+  if (recvElems > 0 &&
+      findWindow(comm, recvbuff, (unsigned long long)(recvElems * eb),
+                 &win.output))
+    found |= ProgramInfo::kRegisteredOutput;
+  const unsigned registered =
+      found == 0 ? 0u
+                 : found | (sendElems == 0 ? ProgramInfo::kRegisteredInput : 0u) |
+                       (recvElems == 0 ? ProgramInfo::kRegisteredOutput : 0u);
   if (Workspace *program =
-          key < 0 ? nullptr : pickProgram(route, (unsigned long long)key)) {
+          key < 0 ? nullptr
+                  : pickProgram(route, (unsigned long long)key, registered)) {
     // The size vector by value: this rank's row and column of the
     // program's size matrix (vocab::programSize: a packed program input
     // of a scattered collective, the one-shot AllReduce, reads each rank's
@@ -346,7 +380,8 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
     const ProgramInfo &g = program->kernel->program;
     vocab::programSizeVector(g.root, root, sizes.data(), parts,
                              g.inputPacked, n, r, vec);
-    return launchProgram(comm, program, sendbuff, recvbuff, vec, cuStream);
+    return launchProgram(comm, program, sendbuff, recvbuff, vec, cuStream,
+                         win, found);
   }
   if (!route.v1)
     return COLLC_FAIL(collcInvalidArgument,

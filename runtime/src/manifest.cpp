@@ -204,6 +204,25 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                     "not chunked)");
     g.chunk = chunk.get<unsigned long long>();
   }
+  // Optional (added with format_version 1 kept): absent means not
+  // zero-copy.
+  if (p->contains("registered")) {
+    const json &reg = (*p)["registered"];
+    bool ok = reg.is_array() && !reg.empty();
+    for (const json &b : ok ? reg : json::array()) {
+      const unsigned bit =
+          !b.is_string()         ? 0
+          : b == "input"  ? ProgramInfo::kRegisteredInput
+          : b == "output" ? ProgramInfo::kRegisteredOutput
+                          : 0;
+      ok &= bit != 0 && !(g.registered & bit);
+      g.registered |= bit;
+    }
+    if (!ok)
+      return r.fail(where + ": registered is " + reg.dump() +
+                    ", expected a non-empty list of distinct \"input\" and "
+                    "\"output\"");
+  }
   if (!r.error.empty())
     return false;
   auto bad = [&](const std::string &what) {
@@ -223,6 +242,11 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   if (g.encoding < 0)
     return bad("unknown encoding " + quote(encoding) +
                ", expected \"flag\", \"ll16\" or \"sentinel\"");
+  // Zero-copy readiness is a flag word per CTA and step.
+  if (g.registered &&
+      (g.encoding != COLLC_ENCODING_FLAG || !g.chunk || g.speculate))
+    return bad("registered (a zero-copy program) needs encoding \"flag\", "
+               "a chunk and no speculation");
   // A flag validates no payload loaded before it.
   if (g.speculate && g.encoding == COLLC_ENCODING_FLAG)
     return bad("speculate is true with encoding \"flag\", which validates "
@@ -248,7 +272,10 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   // chunked region one step: a chunk and a flag word per CTA.
   const int warps = (int)((long long)info.grid * info.threads / 32);
   const unsigned long long need =
-      g.chunk ? collcRxRegionBytes(
+      g.registered
+          ? collcRxRegionBytes(g.encoding,
+                               collcRxInPlacePayloadBytes(info.grid), info.grid)
+      : g.chunk ? collcRxRegionBytes(
                     g.encoding,
                     collcRxChunkedPayloadBytes(info.grid, g.chunk), info.grid)
               : collcRxRegionBytes(
@@ -257,7 +284,9 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                     warps);
   if (g.regionBytes < need)
     return bad("region_bytes is " + std::to_string(region) + ", but " +
-               (g.chunk ? "a step of " + std::to_string(info.grid) +
+               (g.registered ? "the words of " + std::to_string(info.grid) +
+                                   " CTAs (zero-copy)"
+                : g.chunk ? "a step of " + std::to_string(info.grid) +
                               " chunks of " + std::to_string(g.chunk) +
                               " bytes"
                         : "the band's top (" + std::to_string(g.bandHi) +

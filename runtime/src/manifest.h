@@ -78,6 +78,10 @@ struct ProgramInfo {
   /// Payload bytes per CTA, partition and step of a chunked program; 0: the
   /// band's top bounds a region.
   unsigned long long chunk = 0;
+  /// Zero-copy programs: the user buffers a call must have registered
+  /// (kRegisteredInput | kRegisteredOutput); 0 for every other program.
+  unsigned registered = 0;
+  static constexpr unsigned kRegisteredInput = 1, kRegisteredOutput = 2;
 };
 
 /// The manifest spelling of a COLLC_ENCODING_* ("ll16"), "?" if none.

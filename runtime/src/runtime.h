@@ -106,9 +106,12 @@ COLLC_API long long selectionBytes(const CollectiveInfo &c,
                                    int eb);
 
 /// The program of `route` whose band holds `inputBytes` (the first, in
-/// manifest order), or NULL: the call runs the v1 kernel.
+/// manifest order) and whose registered buffers (a zero-copy program's,
+/// ProgramInfo::registered) are among the call's `registered` ones, or
+/// NULL: the call runs the v1 kernel.
 COLLC_API Workspace *pickProgram(const Route &route,
-                                 unsigned long long inputBytes);
+                                 unsigned long long inputBytes,
+                                 unsigned registered = 0);
 
 /// Residency admission of a program (docs/runtime.md): a one-shot program
 /// needs every rank's grid resident at once (CTA i of a rank waits for
@@ -137,10 +140,11 @@ COLLC_API collcResult_t checkAdmitted(collcComm_t comm, int sharing);
 //===----------------------------------------------------------------------===//
 
 /// Windows one communicator can hold at once: the rows of its device table.
-constexpr int kMaxWindows = 64;
+constexpr int kMaxWindows = COLLC_MAX_WINDOWS;
+static_assert(kMaxWindows == 64, "the window table's rows (abi.h)");
 /// A registered pointer as the launch path passes it to the device:
 /// (slot << kWindowShift) | (ptr - the rank's registered buff).
-constexpr int kWindowShift = 48;
+constexpr int kWindowShift = COLLC_WINDOW_SHIFT;
 
 /// The graphs still holding a window: one CUDA user object per (window,
 /// captured graph) owns a reference to it and decrements `live` from its

@@ -130,6 +130,10 @@ struct Unit {
   /// What the unit held before this write (without its own `prev`): what a
   /// load not ordered after the write may still return.
   std::shared_ptr<const Unit> prev;
+  /// Zero-copy: the ready word also says where the partition is in its
+  /// writer's own buffer (the input, or the output for a forward).
+  int64_t where = -1;
+  bool whereOutput = false;
 };
 
 struct PStep {
@@ -143,13 +147,17 @@ struct PStep {
     SpecRead,
     Validate,
     Settle,
-    Use
+    Use,
+    /// Zero-copy: read a unit of the source's own buffer, where the ready
+    /// word `word` (slot `slot`) says its partition is.
+    PeerRead
   } kind;
   Operation *op;
   int peer = -1;     // Put, Word: target rank; others: source rank
   int64_t unit = 0;  // unit (Word, AwaitWord: segment)
   int64_t count = 0; // elements in this unit (0: padding)
-  int64_t from = 0;  // Put: input offset
+  int64_t from = 0;  // Put: input offset; PeerRead: offset in the partition
+  int64_t word = 0;  // PeerRead: the ready word that published the partition
   int64_t to = -1;   // Take, Read: output offset (-1: reduce accumulator)
   int slot = 0;
   /// The epoch of the step (call + 1 unchunked) and the step within the
@@ -197,6 +205,8 @@ struct BufferInfo {
   /// Receive buffers: the first slot of this buffer's regions, and how many
   /// it rotates through (1 with the early-reuse fault on this buffer).
   int firstSlot = 0, slots = 0;
+  /// Zero-copy: the regions are the producers' own buffers.
+  bool inPlace = false;
   /// For its geometry (getSizeEntry: the one home of that rule).
   mutable snac::ProgramBufferOp op;
 };
@@ -317,6 +327,9 @@ private:
   // Execution.
   bool agentCanStep(Agent &a) override;
   bool stepAgent(Agent &agent) override;
+  bool peerRead(Agent &agent, const PStep &s);
+  /// snac.retire: this CTA's word to every rank, then every rank's awaited.
+  void retireSteps(Operation *op, std::vector<PStep> &steps, const StepCtx &c);
   bool stepHost(int rank) override;
   bool ready(const Unit &u, const PStep &s) const;
   bool accept(Agent &agent, const PStep &s, Unit &u, const char *what,
@@ -371,6 +384,10 @@ private:
   /// what one CTA moves of a partition per step.
   bool chunked = false;
   int64_t chunkUnits = 0, ce = 0;
+  /// Zero-copy (in_place receive buffers): takes read the producers' own
+  /// buffers; retire words live in a slot of their own.
+  bool zeroCopy = false;
+  static constexpr int kRetireSlot = 1 << 20;
   bool reduces = false;
   llvm::StringMap<BufferInfo> buffers;
   const BufferInfo *input = nullptr, *output = nullptr;
@@ -415,6 +432,7 @@ bool ProgramSimulator::prepare() {
   unitElems = std::max<int64_t>(1, (encoding == kLL16 ? 8 : 16) / elemBytes);
   // The model's chunk: a few units, so that small calls take several steps.
   chunked = policy.isChunked();
+  zeroCopy = program.isZeroCopy();
   chunkUnits = std::max<int64_t>(1, o.chunkUnits);
   ce = chunkUnits * unitElems;
   // An output any part reduced (AllReduce's copy carries reduced values).
@@ -424,6 +442,7 @@ bool ProgramSimulator::prepare() {
   for (auto b : program.getBody().front().getOps<snac::ProgramBufferOp>()) {
     BufferInfo info{b.getKind(), b.isPacked()};
     info.op = b;
+    info.inPlace = b.getInPlace();
     if (b.getKind() == snac::BufferKind::receive) {
       info.firstSlot = program.getReceiveIndex(b) * slots;
       // Test only: this buffer alone reuses its slot one call early.
@@ -658,6 +677,8 @@ bool ProgramSimulator::evalBlock(Block &block,
         if (!takeSteps(&op, each.getSrcAttr(), each.getDstAttr(), p, {p},
                        std::nullopt, steps, c))
           return false;
+    } else if (isa<snac::RetireOp>(op)) {
+      retireSteps(&op, steps, c);
     } else {
       return fail(&op, formatv("the interpreter cannot execute '{0}' in a "
                                "program",
@@ -817,6 +838,19 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
                         : fault == "wrong-sequence-previous" ? -1
                                                              : 0);
   base.canonicalize = fault != "sentinel-not-canonicalized";
+  if (dst->inPlace) {
+    // Nothing is copied: the ready word says where the partition is.
+    for (const Share::Segment &seg : share.segments)
+      for (int t : targets) {
+        PStep w = base;
+        w.kind = PStep::Word;
+        w.peer = t;
+        w.unit = seg.word;
+        w.from = from;
+        steps.push_back(w);
+      }
+    return true;
+  }
   for (const Share::Segment &seg : share.segments)
     for (int t : targets) {
       for (const Slice &u : seg.units) {
@@ -900,8 +934,15 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
         w.peer = p;
         w.unit = seg.word;
         steps.push_back(w);
-        for (const Slice &u : seg.units)
-          read(PStep::Read, p, u);
+        for (const Slice &u : seg.units) {
+          if (!rx->inPlace) {
+            read(PStep::Read, p, u);
+            continue;
+          }
+          read(PStep::PeerRead, p, u);
+          steps.back().from = u.offset;
+          steps.back().word = seg.word;
+        }
       }
       continue;
     }
@@ -937,6 +978,29 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
     }
   }
   return true;
+}
+
+void ProgramSimulator::retireSteps(Operation *op, std::vector<PStep> &steps,
+                                   const StepCtx &c) {
+  // Test only: the producer does not wait for its readers.
+  if (faultOf(op) == "retire-skipped")
+    return;
+  PStep base{PStep::Word, op};
+  base.slot = kRetireSlot;
+  base.unit = c.worker;
+  base.epoch = base.tag = c.epoch;
+  base.step = c.step;
+  for (int t = 0; t < n; ++t) {
+    PStep w = base;
+    w.peer = t;
+    steps.push_back(w);
+  }
+  for (int p = 0; p < n; ++p) {
+    PStep w = base;
+    w.kind = PStep::AwaitWord;
+    w.peer = p;
+    steps.push_back(w);
+  }
 }
 
 /// The rank `v` names (checked against the world size), or every rank when
@@ -986,6 +1050,10 @@ std::string ProgramSimulator::who(int id) const {
 
 std::string ProgramSimulator::where(int owner, int slot, int source,
                                     int64_t unit, bool word) const {
+  if (slot == kRetireSlot)
+    return formatv("rank {0}'s retire word of CTA {1} from rank {2}", owner,
+                   unit, source)
+        .str();
   return formatv("{0} {1} of rank {2}'s receive region (slot {3}, source {4})",
                  word ? "the ready word of segment" : "unit", unit, owner,
                  slot, source)
@@ -1178,6 +1246,9 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     w.clock = std::make_shared<const Clock>(mine);
     w.accepted = false;
     w.writeOp = s.op;
+    w.writerAgent = me;
+    w.where = s.from;
+    w.whereOutput = s.forward;
     return true;
   }
   case PStep::AwaitWord: {
@@ -1278,8 +1349,64 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     u.armed = true;
     return true;
   }
+  case PStep::PeerRead:
+    return peerRead(agent, s);
   }
   llvm_unreachable("unknown step");
+}
+
+/// Zero-copy: a unit of the source's own input (or, forwarded, output),
+/// read where the awaited ready word says its partition is. The buffer is
+/// the live one: the source must still run this call (its host rewrites
+/// the input and poisons the output when the next call starts), and a
+/// forwarded element must have been written this call by the CTA that
+/// published it (program order puts that write before the word).
+bool ProgramSimulator::peerRead(Agent &agent, const PStep &s) {
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  const Unit &w = words[{agent.rank, s.slot, s.peer, s.word}];
+  if (w.writer != s.peer || w.writerCall != call || w.writerStep != s.step ||
+      !w.accepted)
+    return fail(s.op, formatv("{0}: {1} reads rank {2}'s buffer in place "
+                              "without this step's awaited ready word",
+                              when(call, s.step), who(me), s.peer));
+  if (rankCall[s.peer] != call || rankFinished[s.peer])
+    return fail(s.op,
+                formatv("{0}: {1} reads rank {2}'s {3} in place while rank "
+                        "{2} {4}: the producer's call ended before its "
+                        "readers were done (snac.retire)",
+                        when(call, s.step), who(me), s.peer,
+                        w.whereOutput ? "output" : "input",
+                        rankFinished[s.peer]
+                            ? std::string("has finished its calls")
+                            : formatv("runs call {0}", rankCall[s.peer]).str()));
+  const std::vector<uint32_t> &buf =
+      w.whereOutput ? outputs[s.peer] : inputs[call][s.peer];
+  Unit u;
+  u.elems.resize(std::max<int64_t>(1, s.count));
+  for (int64_t i = 0; i < s.count; ++i) {
+    int64_t at = w.where + s.from + i;
+    if (at < 0 || at >= static_cast<int64_t>(buf.size()))
+      return fail(s.op, formatv("{0}: {1} reads element {2} of rank {3}'s "
+                                "{4}, which has {5}",
+                                when(call, s.step), who(me), at, s.peer,
+                                w.whereOutput ? "output" : "input",
+                                buf.size()));
+    if (w.whereOutput && (written[s.peer][at] != call ||
+                          writtenBy[s.peer][at] != w.writerAgent))
+      return fail(s.op,
+                  formatv("{0}: {1} reads element {2} of rank {3}'s output, "
+                          "which {4}, but {5} published it",
+                          when(call, s.step), who(me), at, s.peer,
+                          written[s.peer][at] != call
+                              ? std::string("is not written yet this call")
+                              : "was written by " +
+                                    who(writtenBy[s.peer][at]),
+                          who(w.writerAgent)));
+    u.elems[i] = buf[at];
+  }
+  statistics.elements += s.count;
+  return consume(agent, s, u);
 }
 
 /// One check over every load of the step, on what each load found. A
@@ -1562,6 +1689,15 @@ void ProgramSimulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
   case PStep::Use:
     // The agent's own snapshot and outputs only.
     break;
+  case PStep::PeerRead:
+    // Not a race the search reverses: the source's host rewrites its
+    // buffers only after its CTAs end, which snac.retire orders after this
+    // read; declaring the pair would make every pending host step race with
+    // every in-place read (the host is not enabled there, so each would
+    // backtrack into every process). peerRead() checks instead, in every
+    // trace, that the source still runs this call; the fault retire-skipped
+    // is caught that way (test/Interpreter/program-zero-copy.test).
+    break;
   }
 }
 
@@ -1578,7 +1714,8 @@ bool ProgramSimulator::objectCoEnabled(const Access &before,
 
 std::string ProgramSimulator::subject() {
   return formatv("the {0}{1}{2} program of @{3} ({4} slots={5}{6})",
-                 speculate ? "speculative " : "", chunked ? "chunked " : "",
+                 speculate ? "speculative " : "",
+                 zeroCopy ? "zero-copy " : chunked ? "chunked " : "",
                  encodingName(encoding), collective.getSymName(), describe(o),
                  slots,
                  chunked ? formatv(" chunk-units={0}", chunkUnits).str()

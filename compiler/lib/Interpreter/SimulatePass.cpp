@@ -183,7 +183,8 @@ struct SnacSimulatePass
             exhaustive
                 ? llvm::formatv("states, {0} interleavings", stats.traces).str()
                 : std::string("steps"),
-            speculative ? ", speculative" : "", chunked ? ", chunked" : "");
+            speculative ? ", speculative" : "",
+            program.isZeroCopy() ? ", zero-copy" : chunked ? ", chunked" : "");
       }
     }
     return success();

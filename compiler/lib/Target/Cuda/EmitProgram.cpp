@@ -59,6 +59,12 @@ int abiVariant(snac::Variant variant) {
 /// one flag word per warp of the grid; for a chunked program one step's.
 int64_t regionBytes(snac::ProgramOp program, int64_t n) {
   snac::PolicyAttr policy = program.getPolicy();
+  // A zero-copy region holds words only: where, retire and ready, per CTA.
+  if (program.isZeroCopy())
+    return (int64_t)collcRxRegionBytes(
+        COLLC_ENCODING_FLAG,
+        collcRxInPlacePayloadBytes((int)policy.getCtas()),
+        (int)policy.getCtas());
   // A chunked region holds one step: a chunk per CTA, one flag word per CTA.
   if (policy.isChunked())
     return (int64_t)collcRxRegionBytes(
@@ -99,6 +105,19 @@ private:
   void emitTakeEach(snac::TakeEachOp op, int indent);
   void emitReduceTake(snac::ReduceTakeOp op, int indent);
   void emitLaunchDependents(snac::LaunchDependentsOp op, int indent);
+  void emitRetire(snac::RetireOp op, int indent);
+  /// Whether `receive` is in place (a zero-copy program's).
+  bool inPlace(FlatSymbolRefAttr receive) {
+    return program.lookupBuffer(receive).getInPlace();
+  }
+  /// Where partition `part` of `buffer` is in its window (zero-copy).
+  std::string whereOf(snac::ProgramBufferOp buffer, const std::string &part) {
+    return formatv("g.{0}_where(/*part=*/{1})",
+                   buffer.getKind() == snac::BufferKind::input ? "input"
+                                                               : "output",
+                   part)
+        .str();
+  }
 
   std::string value(Value v);
   std::string epoch(Value e, FlatSymbolRefAttr receive);
@@ -210,7 +229,7 @@ LogicalResult ProgramEmitter::check() {
     if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
             arith::RemUIOp, scf::YieldOp, snac::EpochOp, snac::PutOp,
             snac::PutEachOp, snac::TakeOp, snac::TakeEachOp, snac::ReduceTakeOp,
-            snac::LaunchDependentsOp>(op))
+            snac::LaunchDependentsOp, snac::RetireOp>(op))
       return WalkResult::advance();
     if (auto c = dyn_cast<arith::ConstantOp>(op);
         c && isa<IntegerAttr>(c.getValue()))
@@ -277,6 +296,13 @@ void ProgramEmitter::emitEpoch(snac::EpochOp op, int indent) {
 void ProgramEmitter::emitPut(snac::PutOp op, int indent) {
   std::string dst = op.getTarget() ? value(op.getTarget()) : "kAllRanks";
   snac::ProgramBufferOp src = program.lookupBuffer(op.getSrcAttr());
+  // Zero-copy: the consumer reads the partition where it is.
+  if (inPlace(op.getDstAttr())) {
+    line(indent) << "g.expose(/*op=*/" << nextOp++ << ", "
+                 << epoch(op.getEpoch(), op.getDstAttr()) << ", "
+                 << whereOf(src, value(op.getPart())) << ", " << dst << ");\n";
+    return;
+  }
   line(indent) << "g.put(/*op=*/" << nextOp++ << ", "
                << epoch(op.getEpoch(), op.getDstAttr()) << ", "
                << partition(src, op.getPart()) << ", "
@@ -288,6 +314,13 @@ void ProgramEmitter::emitPut(snac::PutOp op, int indent) {
 /// the buffer's own formulas with the lambda's parameter as the part.
 void ProgramEmitter::emitPutEach(snac::PutEachOp op, int indent) {
   snac::ProgramBufferOp src = program.lookupBuffer(op.getSrcAttr());
+  if (inPlace(op.getDstAttr())) {
+    line(indent) << "g.expose_each(/*op=*/" << nextOp++ << ", "
+                 << epoch(op.getEpoch(), op.getDstAttr())
+                 << ", [&](int k) { return " << whereOf(src, "k")
+                 << "; });\n";
+    return;
+  }
   std::string head = "g.put_each(";
   line(indent) << head << "/*op=*/" << nextOp++ << ", "
                << epoch(op.getEpoch(), op.getDstAttr())
@@ -331,6 +364,11 @@ void ProgramEmitter::emitLaunchDependents(snac::LaunchDependentsOp,
   line(indent) << "g.launch_dependents();\n";
 }
 
+void ProgramEmitter::emitRetire(snac::RetireOp op, int indent) {
+  line(indent) << "g.retire(/*op=*/" << nextOp++ << ", "
+               << value(op.getEpoch()) << ");\n";
+}
+
 void ProgramEmitter::emitOp(Operation &op, int indent) {
   if (auto loop = dyn_cast<scf::ForOp>(op))
     emitFor(loop, indent);
@@ -348,6 +386,8 @@ void ProgramEmitter::emitOp(Operation &op, int indent) {
     emitReduceTake(reduce, indent);
   else if (auto launch = dyn_cast<snac::LaunchDependentsOp>(op))
     emitLaunchDependents(launch, indent);
+  else if (auto retire = dyn_cast<snac::RetireOp>(op))
+    emitRetire(retire, indent);
   else if (!isa<snac::ProgramBufferOp, scf::YieldOp>(op))
     emitArith(op, indent); // check() allowed nothing else.
 }
@@ -365,8 +405,11 @@ void ProgramEmitter::emitKernel(const std::string &name,
   std::string head = formatv("{0}(", name).str();
   os << formatv("extern \"C\" __global__ void __launch_bounds__({0}, 1)\n",
                 policy.getThreads());
+  const bool zeroCopy = program.isZeroCopy();
   os << head << "collcProgramParams p, collc::prog::Peers<" << n << "> rx,\n";
-  os.indent(head.size()) << "collc::prog::Sizes<" << n << "> sizes) {\n";
+  os.indent(head.size()) << "collc::prog::Sizes<" << n << "> sizes"
+                         << (zeroCopy ? ", collcWindowParams win" : "")
+                         << ") {\n";
   os << "  using namespace collc::prog;\n";
   os << formatv("  Program<{0}, {1}, Encoding::{2}, /*Slots=*/{3}, "
                 "/*RegionBytes=*/{4},\n",
@@ -378,16 +421,18 @@ void ProgramEmitter::emitKernel(const std::string &name,
       !output.isPacked() && output.getSizes() == snac::SizeSide::row;
   std::string tail;
   if (policy.isChunked())
-    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}",
-                   outputByRow ? "true" : "false", policy.getChunk())
+    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}{2}",
+                   outputByRow ? "true" : "false", policy.getChunk(),
+                   zeroCopy ? ", /*InPlace=*/true" : "")
                .str();
   else if (outputByRow)
     tail = ", /*OutputByRow=*/true";
   os << formatv("          /*InputPacked=*/{0}, /*Grain=*/{1}, "
-                "/*Speculate=*/{2}{3}> g(p, rx, sizes);\n",
+                "/*Speculate=*/{2}{3}> g(p, rx, sizes{4});\n",
                 program.isInputPacked() ? "true" : "false",
                 policy.getGrain() / unitBytes(policy.getEncoding()),
-                policy.getSpeculate() ? "true" : "false", tail);
+                policy.getSpeculate() ? "true" : "false", tail,
+                zeroCopy ? ", win" : "");
   // Ops after the epoch run inside the step loop of a chunked program.
   int indent = 1;
   for (Operation &op : program.getBody().front()) {
@@ -419,12 +464,19 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
       "//===- @{0}: {1} program, {2}, band [{3}, {4}] bytes{5} -===//\n\n",
       collective.getSymName(), variant, encoding, policy.getBandLo(),
       policy.getBandHi(),
-      policy.isChunked()
+      program.isZeroCopy()
+          ? formatv(", zero-copy, parts of up to {0} bytes per CTA",
+                    policy.getChunk())
+                .str()
+      : policy.isChunked()
           ? formatv(", chunks of {0} bytes per CTA", policy.getChunk()).str()
           : std::string());
   std::string prefix =
       formatv("collc_{0}__{1}_{2}{3}", collective.getSymName(), variant,
-              encoding, policy.isChunked() ? "_chunked" : "")
+              encoding,
+              program.isZeroCopy()  ? "_zero_copy"
+              : policy.isChunked() ? "_chunked"
+                                   : "")
           .str();
   return cuda::forEachKernel(
       collective, prefix,
@@ -441,8 +493,10 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         // Parameters by value: the params, N peer pointers, the size vector.
         // A world size where they do not fit gets no program kernel; the
         // runtime then runs the v1 kernel, whose parameters are smaller.
-        const long long paramBytes =
-            cuda::kernelParamBytes(sizeof(collcProgramParams), 1, n);
+        const long long paramBytes = cuda::kernelParamBytes(
+            sizeof(collcProgramParams) +
+                (program.isZeroCopy() ? sizeof(collcWindowParams) : 0),
+            1, n);
         if (paramBytes > COLLC_KERNEL_PARAM_LIMIT) {
           program.emitWarning()
               << "no program kernel at " << n << " ranks: its parameters would "
@@ -473,6 +527,17 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         p.root = snac::stringifyRoot(program.getRootShape()).str();
         p.speculate = policy.getSpeculate();
         p.chunk = policy.getChunk();
+        // Zero-copy: the buffers the program publishes, which a call must
+        // have registered (the input always; the output when forwarded).
+        if (program.isZeroCopy()) {
+          p.registered.push_back("input");
+          bool forwards = false;
+          program.walk([&](snac::PutOp put) {
+            forwards |= put.getSrc() == output.getSymName();
+          });
+          if (forwards)
+            p.registered.push_back("output");
+        }
         info.program = p;
         kernels->push_back(std::move(info));
         return success();

@@ -159,6 +159,9 @@ void module::write(ModuleOp module, llvm::StringRef specName,
         // Only a chunked program says its chunk (absent: not chunked).
         if (p.chunk)
           j["program"]["chunk"] = p.chunk;
+        // Only a zero-copy program names the buffers it reads in place.
+        if (!p.registered.empty())
+          j["program"]["registered"] = p.registered;
         addResources(j, image, k);
         kernels.push_back(j);
         continue;

@@ -212,6 +212,7 @@ struct CollDeriveProgramsPass
                                 Operation *after, snac::Encoding encoding,
                                 int64_t lo, int64_t hi, int64_t ctas,
                                 int64_t chunk);
+  void deriveZeroCopy(snac::ProgramOp chunked);
 };
 
 } // namespace
@@ -289,6 +290,13 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   }
   if (chunk <= 0 || !chunkable(*shot))
     return;
+  // The device's chunk template parameter is at most 2^30 bytes.
+  if (zeroCopyChunkBytes < 0 || zeroCopyChunkBytes % 16 != 0 ||
+      zeroCopyChunkBytes > (int64_t(1) << 30)) {
+    collective.emitError() << "zero-copy-chunk-bytes = " << zeroCopyChunkBytes
+                           << " is not a multiple of 16 in [0, 2^30]";
+    return signalPassFailure();
+  }
   // The bandwidth regime: a step moves a chunk per CTA, so regions hold one
   // step whatever the input; `auto` is flag there (LL16 halves the payload
   // of every byte on the wire).
@@ -296,12 +304,39 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
       proto == "auto" ? snac::Encoding::flag
                       : *encodingOf(proto, top + 1, ll16MaxBytes);
   const int64_t unbounded = std::numeric_limits<int64_t>::max();
-  if (shot->twoShot)
-    deriveTwoShot(collective, *shot, after, encoding, top + 1, unbounded, ctas,
-                  chunk);
-  else
-    deriveOneShot(collective, *shot, after, encoding, top + 1, unbounded, ctas,
-                  chunk);
+  snac::ProgramOp chunked =
+      shot->twoShot ? deriveTwoShot(collective, *shot, after, encoding,
+                                    top + 1, unbounded, ctas, chunk)
+                    : deriveOneShot(collective, *shot, after, encoding,
+                                    top + 1, unbounded, ctas, chunk);
+  if (zeroCopyChunkBytes > 0 && encoding == snac::Encoding::flag)
+    deriveZeroCopy(chunked);
+}
+
+/// The zero-copy twin of a chunked flag program, placed before it (the
+/// runtime takes the first program whose band holds a call and whose
+/// buffers it can use: this one when the user registered them). The same
+/// body with the stage role dropped: every receive buffer `in_place`, so a
+/// put publishes where its partition is and a take reads it from the
+/// producer's registered buffer; then `snac.retire`, so that no producer's
+/// call ends before its readers are done. Nothing is staged, so a step
+/// moves a whole part of each partition (`zero-copy-chunk-bytes` per CTA).
+void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
+  MLIRContext *ctx = &getContext();
+  OpBuilder b(chunked);
+  auto program = cast<snac::ProgramOp>(b.clone(*chunked.getOperation()));
+  snac::PolicyAttr p = chunked.getPolicy();
+  program.setPolicyAttr(snac::PolicyAttr::get(
+      ctx, p.getEncoding(), p.getSlots(), p.getBandLo(), p.getBandHi(),
+      p.getCtas(), p.getThreads(), p.getGrain(), p.getPdl(),
+      /*speculate=*/false, zeroCopyChunkBytes));
+  Block &body = program.getBody().front();
+  for (auto buffer : body.getOps<snac::ProgramBufferOp>())
+    if (buffer.getKind() == snac::BufferKind::receive)
+      buffer.setInPlace(true);
+  auto epoch = *body.getOps<snac::EpochOp>().begin();
+  b.setInsertionPointToEnd(&body);
+  snac::RetireOp::create(b, program.getLoc(), epoch.getEpoch());
 }
 
 /// The one-shot program of `shot` after `after`, serving [lo, hi]:

@@ -71,7 +71,12 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     moving one chunk of every partition per step (`stream_chunk_bytes` in
     the spec, else the option; 0: none), so its receive regions hold one
     step. Not for a transposing `_v` copy (AllToAll_v, Scatter, Gather),
-    whose ranks could count different steps.
+    whose ranks could count different steps. Every chunked flag program has
+    a zero-copy twin before it (`zero-copy-chunk-bytes`; 0: none): the same
+    body with every receive buffer `in_place` (a put publishes where its
+    partition is, a take reads the producer's registered buffer) and a
+    final `snac.retire`; the runtime runs it when the call's buffers are
+    registered.
 
     The rules are keyed on layouts, consume op and root only. Policy:
     `protocol` (the encoding; `auto` picks by band), `one_hop_max_bytes`
@@ -96,6 +101,11 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            "default chunk of the chunked program that serves every input "
            "above the other bands: payload bytes per CTA, partition and step "
            "(0: none)">,
+    Option<"zeroCopyChunkBytes", "zero-copy-chunk-bytes", "int64_t",
+           /*default=*/"1073741824",
+           "payload bytes per CTA, partition and step of the zero-copy twin "
+           "of every chunked flag program (registered buffers read in "
+           "place; a multiple of 16, at most 2^30; 0: none)">,
     Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",

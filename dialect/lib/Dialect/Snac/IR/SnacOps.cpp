@@ -286,7 +286,51 @@ LogicalResult ProgramOp::verifyRegions() {
   });
   if (result.wasInterrupted())
     return failure();
+  if (failed(verifyZeroCopy()))
+    return failure();
   return verifyPhases();
+}
+
+bool ProgramOp::isZeroCopy() {
+  for (auto buffer : getBody().front().getOps<ProgramBufferOp>())
+    if (buffer.getInPlace())
+      return true;
+  return false;
+}
+
+LogicalResult ProgramOp::verifyZeroCopy() {
+  Block &body = getBody().front();
+  int receives = 0, inPlace = 0;
+  for (auto buffer : body.getOps<ProgramBufferOp>()) {
+    receives += buffer.getKind() == BufferKind::receive;
+    inPlace += buffer.getInPlace();
+  }
+  auto retires = llvm::to_vector(body.getOps<RetireOp>());
+  if (inPlace == 0) {
+    if (!retires.empty())
+      return retires.front().emitOpError()
+             << "ends a zero-copy step, but no receive buffer of the program "
+                "is in_place";
+    return success();
+  }
+  // Mixed staging would need both protocols' reuse arguments at once.
+  if (inPlace != receives)
+    return emitOpError() << "has " << inPlace << " of " << receives
+                         << " receive buffers in_place: a zero-copy program "
+                            "reads every source in place";
+  // The readiness is one word per CTA and step (where the part is), and
+  // the data is no packet a speculative load could validate.
+  if (getEncoding() != Encoding::flag || !getPolicy().isChunked() ||
+      getPolicy().getSpeculate())
+    return emitOpError() << "is zero-copy (in_place receive buffers), which "
+                            "needs flag readiness, a chunk and no "
+                            "speculation";
+  if (retires.size() != 1 || &body.back() != retires.front().getOperation())
+    return emitOpError() << "is zero-copy and must end with one snac.retire "
+                            "(producers keep their buffers until every "
+                            "reader is done), found "
+                         << retires.size();
+  return success();
 }
 
 /// What each receive buffer is written from: the input (a push) or the
@@ -348,6 +392,9 @@ LogicalResult ProgramOp::verifyPhases() {
 }
 
 LogicalResult ProgramBufferOp::verify() {
+  if (getInPlace() && getKind() != BufferKind::receive)
+    return emitOpError() << "is in_place, which only a receive buffer can be "
+                            "(its regions are the producers' own buffers)";
   switch (getKind()) {
   case BufferKind::staging:
   case BufferKind::intermediate:
@@ -466,6 +513,8 @@ LogicalResult PutOp::verifyForward() {
               "partition (each thread then reads back what it just wrote)";
   return success();
 }
+
+LogicalResult RetireOp::verify() { return verifyEpoch(*this, getEpoch()); }
 
 LogicalResult TakeOp::verify() {
   return verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch());

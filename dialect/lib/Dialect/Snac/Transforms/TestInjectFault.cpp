@@ -49,7 +49,8 @@ struct SnacTestInjectFaultPass
         fault == "sentinel-not-canonicalized" ||
         fault == "program-early-slot-reuse" ||
         fault == "wrong-sequence-next" || fault == "wrong-sequence-previous" ||
-        fault == "padding-dropped" || fault == "validation-skipped";
+        fault == "padding-dropped" || fault == "validation-skipped" ||
+        fault == "retire-skipped";
     if (!programFault && fault != "missing-await" &&
         fault != "wrong-notify-target" && fault != "early-slot-reuse" &&
         fault != "wrong-reduce-source") {
@@ -59,7 +60,7 @@ struct SnacTestInjectFaultPass
              "early-slot-reuse, wrong-reduce-source, "
              "sentinel-not-canonicalized, program-early-slot-reuse, "
              "wrong-sequence-next, wrong-sequence-previous, "
-             "padding-dropped or validation-skipped";
+             "padding-dropped, validation-skipped or retire-skipped";
       return signalPassFailure();
     }
     // Schedules the fault does not apply to (no reduce, say) stay intact.
@@ -89,6 +90,13 @@ struct SnacTestInjectFaultPass
     }
     bool any = false;
     program.walk([&](Operation *op) {
+      if (fault == "retire-skipped") {
+        if (isa<RetireOp>(op)) {
+          mark(op);
+          any = true;
+        }
+        return;
+      }
       bool take = isa<TakeOp, TakeEachOp, ReduceTakeOp>(op);
       bool onTake =
           fault == "padding-dropped" || fault == "validation-skipped";

@@ -272,6 +272,36 @@ COLLC_ABI_FN unsigned long long collcRxPayloadBytes(int variant,
          (unsigned long long)worldSize * 16ull;
 }
 
+/// Zero-copy programs (in_place receive buffers) hold no payload: a region
+/// (slot, source) holds one "where" word per CTA (where the source's
+/// partition is), then (only read in slot 0 of the first buffer) one retire
+/// word per CTA, then the ready words. `collcRxInPlaceWordBytes` is one row
+/// of words for `ctas` CTAs, the payload two of them.
+COLLC_ABI_FN unsigned long long collcRxInPlaceWordBytes(int ctas) {
+  return ((unsigned long long)ctas * 8ull + 15ull) / 16ull * 16ull;
+}
+COLLC_ABI_FN unsigned long long collcRxInPlacePayloadBytes(int ctas) {
+  return 2ull * collcRxInPlaceWordBytes(ctas);
+}
+
+/// A registered buffer's place, as a zero-copy program publishes it: the
+/// window's slot (the communicator's table row) in the bits from
+/// COLLC_WINDOW_SHIFT up, the byte offset from the window's start below.
+#define COLLC_WINDOW_SHIFT 48
+/// Windows a communicator holds at once (rows of its window table).
+#define COLLC_MAX_WINDOWS 64
+
+/// The third kernel parameter of a zero-copy program: the communicator's
+/// window table (COLLC_MAX_WINDOWS x worldSize device addresses: row s holds
+/// every rank's start of window s as this rank maps it, 0 where none), and
+/// where this call's input and output are (slot << COLLC_WINDOW_SHIFT |
+/// offset; 0 for a buffer the program does not publish).
+typedef struct collcWindowParams {
+  const unsigned long long *table;
+  unsigned long long input;
+  unsigned long long output;
+} collcWindowParams;
+
 /// Payload bytes a region of a chunked program holds (policy `chunk`): one
 /// step, a chunk of `chunkBytes` per CTA of the `ctas`-CTA grid (sub-region
 /// h at byte h x the chunk's encoded size, docs/snac.md "Chunked

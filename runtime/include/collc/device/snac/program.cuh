@@ -260,14 +260,19 @@ COLLC_DEVICE_INLINE void cta_units(int units, Load &&load, Store &&store) {
 /// partition k holds count(rank, k) elements (two-shot's: a reduction's
 /// partitions, one size on every rank) rather than count(k, rank),
 /// ChunkBytes the bytes a CTA moves per partition per step (0: not chunked;
-/// see the file comment). The constructor does address arithmetic only (no
+/// see the file comment), InPlace whether the receive buffers are in place
+/// (zero-copy: consumers read the producers' registered buffers, see
+/// expose and retire). The constructor does address arithmetic only (no
 /// load), so it belongs before wait_previous().
 template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
           bool Speculate = false, bool OutputByRow = false,
-          long long ChunkBytes = 0>
+          long long ChunkBytes = 0, bool InPlace = false>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
+  // Zero-copy readiness is one word per CTA and step: flag, chunked.
+  static_assert(!InPlace || (Enc == Encoding::flag && ChunkBytes > 0),
+                "in-place receive buffers need flag readiness and a chunk");
   static_assert(ChunkBytes >= 0 && ChunkBytes % 16 == 0 &&
                     ChunkBytes <= (1ll << 30),
                 "a chunk is whole 16-byte units (int unit indices)");
@@ -306,8 +311,9 @@ class Program {
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
-                              const Sizes<N> &sizes)
-      : p_(p), rx_(rx), sizes_(sizes),
+                              const Sizes<N> &sizes,
+                              const collcWindowParams &win = {})
+      : p_(p), rx_(rx), sizes_(sizes), win_(win),
         thread_(kChunked ? (long long)threadIdx.x
                          : (long long)blockIdx.x * blockDim.x + threadIdx.x),
         threads_(kChunked ? (long long)blockDim.x
@@ -381,6 +387,98 @@ public:
     for (int i = 0; i < k; ++i)
       at += OutputByRow ? count(p_.rank, i) : count(i, InputPacked ? 0 : p_.rank);
     return static_cast<E *>(p_.output) + at;
+  }
+
+  /// Zero-copy: where partition k of this rank's input (output) lies in its
+  /// registered window (abi.h, collcWindowParams): what expose publishes.
+  COLLC_DEVICE_INLINE u64 input_where(int k) const {
+    return win_.input + static_cast<u64>(input(k) - static_cast<const E *>(
+                                                         p_.input)) *
+                            sizeof(E);
+  }
+  COLLC_DEVICE_INLINE u64 output_where(int k) const {
+    return win_.output +
+           static_cast<u64>(output(k) - static_cast<E *>(p_.output)) *
+               sizeof(E);
+  }
+
+  /// Zero-copy put (snac.put into an in_place buffer): tells rank `dst`
+  /// (kAllRanks: every rank, self included) where this rank's partition is,
+  /// in this CTA's word of region (slot(e), this rank), then releases the
+  /// CTA's ready word. Nothing is copied. A forward's partition was just
+  /// reduced by this CTA's threads: syncBeforePut's barrier puts their
+  /// stores before the release (cumulativity).
+  COLLC_DEVICE_INLINE void expose(int op, Epoch e, u64 where, int dst) {
+    static_assert(InPlace, "expose is a zero-copy program's put");
+    (void)op;
+    syncBeforePut();
+    if (failed_ || threadIdx.x != 0)
+      return;
+    const unsigned long long off =
+        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+    if (dst != kAllRanks) {
+      char *const region = static_cast<char *>(peer(dst)) + off;
+      dev::st_relaxed_sys(whereWord(region), where);
+      dev::st_release_sys(chunkWord(region), e.value);
+      return;
+    }
+    COLLC_PRAGMA_UNROLL
+    for (int d = 0; d < N; ++d)
+      dev::st_relaxed_sys(whereWord(static_cast<char *>(rx_.rx[d]) + off),
+                          where);
+    dev::fence_acq_rel_sys();
+    COLLC_PRAGMA_UNROLL
+    for (int d = 0; d < N; ++d)
+      dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[d]) + off),
+                          e.value);
+  }
+
+  /// Zero-copy put_each: where partition k is (`where(k)`) to rank k, every
+  /// k; one fence for the N ready words.
+  template <class Where>
+  COLLC_DEVICE_INLINE void expose_each(int op, Epoch e, Where where) {
+    static_assert(InPlace, "expose_each is a zero-copy program's put_each");
+    (void)op;
+    syncBeforePut();
+    if (failed_ || threadIdx.x != 0)
+      return;
+    const unsigned long long off =
+        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+    COLLC_PRAGMA_UNROLL
+    for (int k = 0; k < N; ++k)
+      dev::st_relaxed_sys(whereWord(static_cast<char *>(rx_.rx[k]) + off),
+                          where(k));
+    dev::fence_acq_rel_sys();
+    COLLC_PRAGMA_UNROLL
+    for (int k = 0; k < N; ++k)
+      dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[k]) + off),
+                          e.value);
+  }
+
+  /// snac.retire: this CTA's reads of the step are done (the barrier: every
+  /// thread has stored what it loaded), so thread 0 tells every rank, self
+  /// included (one fence, then its retire word in each), and waits, bounded,
+  /// until every rank's same CTA has told it the same; a barrier hands the
+  /// result to the CTA. Only then may the call end and the host reuse the
+  /// buffers the peers read in place.
+  COLLC_DEVICE_INLINE void retire(int op, Epoch e) {
+    static_assert(InPlace, "retire ends a zero-copy step");
+    failed_ = __syncthreads_or(failed_) != 0;
+    dirty_ = false;
+    if (failed_)
+      return;
+    if (threadIdx.x == 0) {
+      dev::fence_acq_rel_sys();
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < N; ++d)
+        dev::st_relaxed_sys(
+            retireWord(static_cast<char *>(rx_.rx[d]), p_.rank), e.value);
+      char *const mine = myBuffer();
+      for (int q = 0; q < N; ++q)
+        if (!flagWait(op, e, q, retireWord(mine, q), [] { return -1ll; }))
+          break;
+    }
+    failed_ = __syncthreads_or(failed_) != 0;
   }
 
   /// Writes `count` elements of `src` into rank `dst`'s region (slot(e),
@@ -553,7 +651,14 @@ public:
       dirty_ = true;
     if (failed_)
       return;
-    if constexpr (Enc == Encoding::flag && kChunked) {
+    if constexpr (InPlace) {
+      const long long lo = narrow(e, dst, count);
+      if (!chunkAcquire(op, e, src, src + 1, lo))
+        return;
+      if (count > 0)
+        peerCopyIn(peerPart(e, src) + lo, dst, count);
+      dirty_ = true;
+    } else if constexpr (Enc == Encoding::flag && kChunked) {
       const long long lo = narrow(e, dst, count);
       if (!chunkAcquire(op, e, src, src + 1, lo))
         return;
@@ -607,9 +712,14 @@ public:
       for (int q = 0; q < N; ++q) { // One copy loop's code, not N.
         E *d = dst(q);
         long long c = count(q);
-        narrow(e, d, c);
-        chunkCopyIn(subOffset(mine + collcRxOffset(s, q, N, RegionBytes)), d,
-                    c);
+        const long long lo = narrow(e, d, c);
+        if constexpr (InPlace) {
+          if (c > 0)
+            peerCopyIn(peerPart(e, q) + lo, d, c);
+        } else {
+          chunkCopyIn(subOffset(mine + collcRxOffset(s, q, N, RegionBytes)),
+                      d, c);
+        }
       }
       dirty_ = true;
     } else if constexpr (Enc == Encoding::flag) {
@@ -655,7 +765,18 @@ public:
     const long long first = narrow(e, dst, count);
     const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
     const int s = slot(e);
-    if constexpr (Enc == Encoding::flag && kChunked) {
+    if constexpr (InPlace) {
+      if (!chunkAcquire(op, e, 0, N, first))
+        return;
+      if (count > 0) {
+        const E *from[N];
+        COLLC_PRAGMA_UNROLL
+        for (int q = 0; q < N; ++q)
+          from[q] = peerPart(e, q) + first;
+        peerReduceIn<kOp>(from, dst, count);
+      }
+      dirty_ = true;
+    } else if constexpr (Enc == Encoding::flag && kChunked) {
       if (!chunkAcquire(op, e, 0, N, first))
         return;
       chunkReduceIn<kOp>(s, dst, count);
@@ -1120,6 +1241,121 @@ private:
         });
   }
 
+  /// Zero-copy: the word of region (slot, source) that says where the
+  /// source's partition is (this CTA's, at the region's start), and the
+  /// retire word of (source, this CTA) in a rank's buffer (after the where
+  /// words of its (slot 0, source) region: retire words are compared by
+  /// value, so they need no slot). abi.h sizes both (collcRxInPlace*).
+  COLLC_DEVICE_INLINE static u64 *whereWord(char *region) {
+    return reinterpret_cast<u64 *>(region) + blockIdx.x;
+  }
+  COLLC_DEVICE_INLINE static u64 *retireWord(char *buffer, int source) {
+    return reinterpret_cast<u64 *>(
+               buffer + collcRxOffset(0, source, N, RegionBytes) +
+               collcRxInPlaceWordBytes(static_cast<int>(gridDim.x))) +
+           blockIdx.x;
+  }
+
+  /// Zero-copy, after chunkAcquire: source q's partition in its registered
+  /// window, as this rank maps it (the window table's entry for the slot
+  /// the where word names, plus the offset).
+  COLLC_DEVICE_INLINE const E *peerPart(Epoch e, int q) const {
+    const u64 where =
+        dev::ld_relaxed_sys(whereWord(myRegion(slot(e), q)));
+    const u64 window = where >> COLLC_WINDOW_SHIFT;
+    const u64 base = win_.table[window * N + static_cast<u64>(q)];
+    return reinterpret_cast<const E *>(
+        base + (where & ((1ull << COLLC_WINDOW_SHIFT) - 1ull)));
+  }
+
+  /// Zero-copy: the 16-byte unit of elements [i0, i0 + kLanes16) of a peer's
+  /// buffer (zero past `count`). L2 loads (ld.global.cg): the peer writes a
+  /// forwarded partition during this kernel, and a line of it this SM
+  /// cached for a neighbouring CTA's part could be stale in L1. One vector
+  /// when `vec` (src 16-byte aligned) and the unit is whole, else elements.
+  COLLC_DEVICE_INLINE static dev::sentinel::Pack16
+  peerLoad16(const E *src, long long i0, long long count, bool vec) {
+    if (vec && i0 + kLanes16 <= count) {
+      const ulonglong2 v = __ldcg(reinterpret_cast<const ulonglong2 *>(src + i0));
+      return dev::sentinel::Pack16{v.x, v.y};
+    }
+    using Bits = typename detail::Pick<
+        sizeof(E) == 1, unsigned char,
+        typename detail::Pick<sizeof(E) == 2, unsigned short,
+                              unsigned int>::type>::type;
+    u64 half[2] = {0, 0};
+    COLLC_PRAGMA_UNROLL
+    for (int j = 0; j < static_cast<int>(kLanes16); ++j)
+      if (i0 + j < count)
+        half[j / kLanes8] |=
+            static_cast<u64>(__ldcg(reinterpret_cast<const Bits *>(src + i0 + j)))
+            << (8u * sizeof(E) * static_cast<unsigned>(j % kLanes8));
+    return dev::sentinel::Pack16{half[0], half[1]};
+  }
+
+  /// Zero-copy, all threads of the CTA: `count` elements of a peer's `src`
+  /// into `dst` (vectors where both are 16-byte aligned).
+  COLLC_DEVICE_INLINE static void peerCopyIn(const E *src, E *dst,
+                                             long long count) {
+    using dev::sentinel::Pack16;
+    const long long n = count;
+    const bool vec = (reinterpret_cast<uintptr_t>(src) & 15u) == 0;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
+    const bool dvec = (a & 15u) == 0, aligned8 = (a & 7u) == 0;
+    const int units = static_cast<int>((n + kLanes16 - 1) / kLanes16);
+    detail::cta_units<kCopyUnroll>(
+        units, [&](int i) { return peerLoad16(src, i * kLanes16, n, vec); },
+        [&](int i, const Pack16 &v) {
+          if (dvec && (i + 1) * kLanes16 <= n)
+            reinterpret_cast<Pack16 *>(dst)[i] = v;
+          else
+            store16(dst, (long long)i * kLanes16, n, aligned8, v);
+        });
+  }
+
+  /// Zero-copy reduce_take, all threads: the `count` elements of every
+  /// source's part `from[q]`, reduced in ascending rank order (FP32, rounded
+  /// once: W::reduce, the bits of every other path) into `dst`.
+  template <RedOp Op>
+  COLLC_DEVICE_INLINE static void peerReduceIn(const E *const (&from)[N],
+                                               E *dst, long long count) {
+    using dev::sentinel::Pack16;
+    struct Units {
+      Pack16 v[N];
+    };
+    const long long n = count;
+    bool vec[N];
+    COLLC_PRAGMA_UNROLL
+    for (int q = 0; q < N; ++q)
+      vec[q] = (reinterpret_cast<uintptr_t>(from[q]) & 15u) == 0;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
+    const bool dvec = (a & 15u) == 0, aligned8 = (a & 7u) == 0;
+    const int units = static_cast<int>((n + kLanes16 - 1) / kLanes16);
+    detail::cta_units<kReduceUnroll>(
+        units,
+        [&](int i) {
+          Units u;
+          COLLC_PRAGMA_UNROLL
+          for (int q = 0; q < N; ++q)
+            u.v[q] = peerLoad16(from[q], i * kLanes16, n, vec[q]);
+          return u;
+        },
+        [&](int i, const Units &u) {
+          u64 lo[N], hi[N];
+          COLLC_PRAGMA_UNROLL
+          for (int q = 0; q < N; ++q) {
+            lo[q] = u.v[q].lo;
+            hi[q] = u.v[q].hi;
+          }
+          const Pack16 r{W::template reduce<Op, N>(lo),
+                         W::template reduce<Op, N>(hi)};
+          if (dvec && (i + 1) * kLanes16 <= n)
+            reinterpret_cast<Pack16 *>(dst)[i] = r;
+          else
+            store16(dst, (long long)i * kLanes16, n, aligned8, r);
+        });
+  }
+
   /// FLAG: the 16-byte units [lo, hi) of this thread's warp segment; false
   /// when the segment is empty (no data, no ready word). Warp 0 always has
   /// unit 0 (the padding unit of an empty put).
@@ -1421,6 +1657,8 @@ private:
   const collcProgramParams p_;
   const Peers<N> rx_;
   const Sizes<N> sizes_;
+  /// Zero-copy: the window table and where this call's buffers are.
+  const collcWindowParams win_;
   const long long thread_, threads_;
   u64 *const counter_;
   /// Chunked: the call's steps and the elements of a CTA's part (balanced).

@@ -380,6 +380,12 @@ def Snac_ProgramOp : Snac_Op<"program", [
     int getReceiveIndex(ProgramBufferOp buffer);
     /// The variant's rules: which receive buffers the puts fill, forwards.
     ::mlir::LogicalResult verifyPhases();
+    /// Zero-copy: the receive buffers are `in_place` (consumers read the
+    /// producers' registered buffers) and the body ends with snac.retire.
+    bool isZeroCopy();
+    /// Zero-copy rules: every receive buffer in place, flag readiness,
+    /// chunked, not speculative, one snac.retire as the body's last op.
+    ::mlir::LogicalResult verifyZeroCopy();
   }];
 }
 
@@ -397,17 +403,24 @@ def Snac_ProgramBufferOp : Snac_Op<"program_buffer", [
     when the input is packed). The input's sizes are its row; a receive
     buffer is scattered by source and sized by the column.
 
+    `in_place` (receive buffers of a zero-copy program only) says that the
+    regions are not staged: region (slot, p) is the partition that p's put
+    names, read in place from p's registered buffer; only the readiness (one
+    word per CTA, and where the partition is) lives in this rank's memory.
+
     ```mlir
     snac.program_buffer @rx receive scattered sizes column
+    snac.program_buffer @rx receive scattered sizes column in_place
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Snac_BufferKindAttr:$kind,
                        Snac_LayoutAttr:$layout,
-                       Snac_SizeSideAttr:$sizes);
+                       Snac_SizeSideAttr:$sizes,
+                       UnitAttr:$in_place);
   let assemblyFormat = [{
     $sym_name custom<Keyword>($kind) custom<Keyword>($layout)
-    `sizes` custom<Keyword>($sizes) attr-dict
+    `sizes` custom<Keyword>($sizes) (`in_place` $in_place^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -571,6 +584,25 @@ def Snac_ReduceTakeOp : Snac_Op<"reduce_take"> {
     custom<Keyword>($op) $src `[` $epoch `,` `*` `]` `->` $dst `[` $part `]`
     attr-dict
   }];
+  let hasVerifier = 1;
+}
+
+def Snac_RetireOp : Snac_Op<"retire", [HasParent<"ProgramOp">]> {
+  let summary = "End a zero-copy step: every reader is done with this rank";
+  let description = [{
+    In a zero-copy program (receive buffers `in_place`) consumers read the
+    producers' own input and output. A producer's call may end (and the
+    host overwrite those buffers, stream order) only after every consumer
+    has finished reading them: each CTA tells every rank (self included)
+    that it has finished this step's reads, then waits (bounded) until every
+    rank's same CTA has told it the same. The body's last op.
+
+    ```mlir
+    snac.retire %e
+    ```
+  }];
+  let arguments = (ins I64:$epoch);
+  let assemblyFormat = "$epoch attr-dict";
   let hasVerifier = 1;
 }
 

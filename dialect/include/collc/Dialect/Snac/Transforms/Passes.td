@@ -33,14 +33,17 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
       waits for nothing;
     - `validation-skipped`: a speculative take accepts what it loaded
       without validating it (the interpreter applies it when the take
-      speculates).
+      speculates);
+    - `retire-skipped`: a zero-copy program's `snac.retire` does nothing (a
+      producer's call ends while its readers still read its buffers).
   }];
   let options = [
     Option<"fault", "fault", "std::string", /*default=*/"\"\"",
            "missing-await | wrong-notify-target | early-slot-reuse | "
            "wrong-reduce-source | sentinel-not-canonicalized | "
            "program-early-slot-reuse | wrong-sequence-next | "
-           "wrong-sequence-previous | padding-dropped | validation-skipped">
+           "wrong-sequence-previous | padding-dropped | validation-skipped | "
+           "retire-skipped">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
