@@ -21,6 +21,10 @@
 #                              default routing: the chunked programs above
 #                              64 KiB of input (AllReduce: above 1 MiB; the
 #                              two-shot LL16 program at 1 MiB)
+#   collc registered           the same with the buffers registered
+#                              (collcCommRegister): the zero-copy programs
+#                              in the same bands (the row above is the
+#                              ablation "zero-copy off")
 #   v1                         the same module, COLLC_FORCE_VARIANT=v1
 #   chunk N KiB                bench/bandwidth/collectives.coll (the four
 #                              collectives, bf16, 2 ranks) with
@@ -120,9 +124,11 @@ prepare() {
   }
   [ $status = 0 ] || exit 1
   {
-    echo "# label	module	COLLC_FORCE_VARIANT ('-': default routing)"
+    echo "# label	module	COLLC_FORCE_VARIANT ('-': default routing)	buffers"
     echo "# collc: $(chunked_of "$DIR/lib.collcmod")"
     printf 'collc\t%s\t-\n' "$DIR/lib.collcmod"
+    echo "# collc registered: buffers registered (collcCommRegister): the zero-copy programs"
+    printf 'collc registered\t%s\t-\tregistered\n' "$DIR/lib.collcmod"
     printf 'v1\t%s\tv1\n' "$DIR/lib.collcmod"
     for c in $CHUNKS 128; do
       echo "$c"

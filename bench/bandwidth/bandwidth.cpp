@@ -44,7 +44,15 @@
 //                          take (n-1)S/n -> (n-1)S/n:
 //                          3S + 2S/n + 3(n-1)S/n
 // (r -> w: bytes read -> bytes written.) The same numbers are recorded for
-// every row, v1 included, as that row's data moved by this model.
+// every row, v1 included, as that row's data moved by this model; rows with
+// registered buffers (the zero-copy programs: consumers read the producers'
+// buffers in place, nothing staged) use that algorithm's instead:
+//   AllGather:     read S (every rank's S/n) -> write S:        2S
+//   ReduceScatter: read S (S/n from each rank) -> write S/n:    S + S/n
+//   AllToAll:      read S -> write S:                           2S
+//   AllReduce:     reduce S -> S/n, then read the other ranks'
+//                  reduced partitions (n-1)S/n -> (n-1)S/n:     S + S/n +
+//                                                               2(n-1)S/n
 //
 // The copy baseline: one copy per rank on the rank's stream, concurrently,
 // each with the CTAs and threads of the rank's collective kernel (the
@@ -152,8 +160,18 @@ Shape shapeOf(Kind k, size_t bytes, int n) {
   return s;
 }
 
-/// Bytes read + written by one rank in one call (the model above).
-double rankTraffic(Kind k, double S, int n) {
+/// Bytes read + written by one rank in one call (the models above).
+double rankTraffic(Kind k, double S, int n, bool zeroCopy) {
+  if (zeroCopy)
+    switch (k) {
+    case Kind::AllGather:
+    case Kind::AllToAll:
+      return 2 * S;
+    case Kind::ReduceScatter:
+      return S + S / n;
+    case Kind::AllReduce:
+      return S + S / n + 2 * (n - 1) * S / n;
+    }
   switch (k) {
   case Kind::AllGather:
   case Kind::ReduceScatter:
@@ -266,7 +284,8 @@ struct Routed {
 /// collective (bf16, n ranks) whose band holds the rank's input bytes,
 /// among those COLLC_FORCE_VARIANT allows, else the v1 kernel.
 Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
-                    size_t inputBytes, const std::string &force) {
+                    size_t inputBytes, const std::string &force,
+                    bool registered) {
   Routed r;
   if (!m.is_object() || !m.contains("kernels") || !m["kernels"].is_array())
     return r;
@@ -283,6 +302,9 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
     if (program || force == "v1")
       continue;
     const auto &p = k["program"];
+    // A zero-copy program runs only for registered buffers.
+    if (p.contains("registered") && !registered)
+      continue;
     if (!force.empty() && force != "-" &&
         force != p.value("variant", "") + ":" + p.value("encoding", ""))
       continue;
@@ -391,6 +413,8 @@ struct Buffers {
 struct Ranks {
   int n = 0;
   std::vector<collcComm_t> comms;
+  /// Registered rows: window [w * n + q] of rank q (w 0: input, 1: output).
+  std::vector<collcWindow_t> windows;
 };
 
 /// The host side of the check: each rank's input, one output read back.
@@ -492,8 +516,49 @@ bool initRanks(Ranks &r, collcModule_t module, int n, std::string &error) {
   return true;
 }
 
+/// Registers every rank's input, then every rank's output (the same order
+/// on every rank: window 0 the inputs, window 1 the outputs).
+bool registerBuffers(Ranks &r, Buffers &b, std::string &error) {
+  r.windows.assign(2 * r.n, nullptr);
+  for (int w = 0; w < 2; ++w)
+    for (int q = 0; q < r.n; ++q) {
+      void *ptr = w == 0 ? (void *)b.in[q] : (void *)b.out[q];
+      const size_t bytes = (w == 0 ? b.elems : b.elems + kGuard) * 2;
+      if (collcCommRegister(r.comms[q], ptr, bytes,
+                            &r.windows[w * r.n + q]) != collcSuccess) {
+        error = "rank " + std::to_string(q) + ": " + collcGetLastError();
+        return false;
+      }
+    }
+  return true;
+}
+
+/// Deregisters what registerBuffers registered. The graphs that used the
+/// windows are destroyed, but the driver may run their user objects'
+/// destructors a little later: a refusal is retried for up to 2 s.
+bool deregisterBuffers(Ranks &r, std::string &error) {
+  for (size_t i = 0; i < r.windows.size(); ++i) {
+    if (!r.windows[i])
+      continue;
+    collcResult_t res = collcSuccess;
+    for (int tries = 0; tries < 200; ++tries) {
+      res = collcCommDeregister(r.comms[i % r.n], r.windows[i]);
+      if (res != collcInvalidUsage)
+        break;
+      usleep(10000);
+    }
+    if (res != collcSuccess) {
+      error = collcGetLastError();
+      return false;
+    }
+    r.windows[i] = nullptr;
+  }
+  return true;
+}
+
 void finishRanks(Ranks &r, bool abort) {
   CUDA(cudaDeviceSynchronize());
+  r.windows.clear(); // released with the communicators
   for (int q = 0; q < r.n; ++q)
     abort ? collcCommAbort(r.comms[q]) : collcCommDestroy(r.comms[q]);
   r.comms.clear();
@@ -684,12 +749,15 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
       return false;
     }
   }
-  const Routed k = routedKernel(m, c.name, n, s.inputBytes, row.force);
+  const Routed k =
+      routedKernel(m, c.name, n, s.inputBytes, row.force, row.registered());
+  // The zero-copy programs' model where they ran (the routed kernel).
+  const bool zeroCopy = k.name.find("_zero_copy") != std::string::npos;
   const int ctas = ctasOverride > 0 ? ctasOverride : k.grid > 0 ? k.grid : 16;
   const int threads = threadsOverride > 0 ? threadsOverride
                       : k.threads > 0     ? k.threads
                                           : 512;
-  const double traffic = n * rankTraffic(c.kind, (double)s.bytes, n);
+  const double traffic = n * rankTraffic(c.kind, (double)s.bytes, n, zeroCopy);
   const size_t copyBytes = (size_t)(traffic / (2.0 * n)) / 16 * 16;
   const double algbw = s.bytes / us / 1e3, trafficGbs = traffic / us / 1e3;
   const CopyResult copy =
@@ -710,16 +778,19 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         "\"kernel\": \"%s\", "
         "\"grid\": %d, \"threads\": %d, \"count\": %zu, \"calls_per_graph\": "
         "%d, \"machine\": \"%s\", \"date\": \"%s\", \"module\": \"%s\", "
-        "\"force\": \"%s\", \"checked\": \"bitwise\", \"traffic_model\": "
-        "\"chunked programs with staging (bench/bandwidth/bandwidth.cpp)\", "
+        "\"force\": \"%s\", \"buffers\": \"%s\", \"checked\": \"bitwise\", "
+        "\"traffic_model\": \"%s (bench/bandwidth/bandwidth.cpp)\", "
         "\"method\": \"one GPU, ranks in one process (collcCommInitAll), one "
         "stream each, graph of %d calls per rank, %d warm-up and %d timed "
         "replays, max over ranks; bytes = the larger buffer per rank\"}\n",
         c.name, s.bytes, n, jsonEscape(row.label).c_str(), us, algbw, traffic,
         trafficGbs, copy.us > 0 ? copy.trafficGbs : 0.0, ratio, ctas, threads,
         k.name.c_str(), k.grid, k.threads, s.count, calls, machine.c_str(),
-        date.c_str(), jsonEscape(row.module).c_str(), row.force.c_str(), calls,
-        kWarm, kTimed);
+        date.c_str(), jsonEscape(row.module).c_str(), row.force.c_str(),
+        row.registered() ? "registered" : "ordinary",
+        zeroCopy ? "zero-copy programs, read in place"
+                 : "chunked programs with staging",
+        calls, kWarm, kTimed);
     std::fflush(json);
   }
   return true;
@@ -874,6 +945,13 @@ int main(int argc, char **argv) {
       }
       Buffers &b = buffersFor(n);
       bool alive = true;
+      if (row.registered() && !registerBuffers(r, b, error)) {
+        std::printf("FAIL [%s] n%d: collcCommRegister: %s\n",
+                    row.label.c_str(), n, error.c_str());
+        ++failed;
+        finishRanks(r, /*abort=*/true);
+        continue;
+      }
       for (const Coll *c : colls) {
         for (long long bytes : sizes) {
           if (!alive)
@@ -882,13 +960,19 @@ int main(int argc, char **argv) {
             continue;
           // The communicators refuse calls after an error: new ones.
           finishRanks(r, /*abort=*/true);
-          if (!initRanks(r, module, n, error)) {
+          if (!initRanks(r, module, n, error) ||
+              (row.registered() && !registerBuffers(r, b, error))) {
             std::printf("FAIL [%s] n%d: collcCommInitAll again: %s\n",
                         row.label.c_str(), n, error.c_str());
             ++failed;
             alive = false;
           }
         }
+      }
+      if (alive && row.registered() && !deregisterBuffers(r, error)) {
+        std::printf("FAIL [%s] n%d: collcCommDeregister: %s\n",
+                    row.label.c_str(), n, error.c_str());
+        ++failed;
       }
       if (alive)
         finishRanks(r, /*abort=*/false);

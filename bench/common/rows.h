@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // One row per line, tab-separated: label, module file, the
-// COLLC_FORCE_VARIANT value ('-': none); empty lines and lines starting with
-// '#' are skipped. Written by scripts/gpu-ablation.sh and
+// COLLC_FORCE_VARIANT value ('-': none), and optionally the buffers
+// ("registered": the bench registers its buffers with collcCommRegister, so
+// that calls can run the zero-copy programs; absent or "ordinary": not);
+// empty lines and lines starting with '#' are skipped. Written by scripts/gpu-ablation.sh and
 // scripts/gpu-bandwidth.sh, read by bench/ablation and bench/bandwidth.
 //
 //===----------------------------------------------------------------------===//
@@ -22,7 +24,8 @@
 namespace collc::bench {
 
 struct Row {
-  std::string label, module, force;
+  std::string label, module, force, buffers;
+  bool registered() const { return buffers == "registered"; }
 };
 
 /// The rows of `path`; false when it cannot be read.
@@ -39,6 +42,7 @@ inline bool readRows(const char *path, std::vector<Row> &rows) {
     std::getline(ss, row.label, '\t');
     std::getline(ss, row.module, '\t');
     std::getline(ss, row.force, '\t');
+    std::getline(ss, row.buffers, '\t');
     rows.push_back(row);
   }
   return true;

@@ -173,3 +173,20 @@ snac.program for @reduce_scatter_chunked variant one_shot policy #snac.policy<en
   snac.put_each @input -> @rx[%e]
   snac.reduce_take sum @rx[%e, *] -> @output[%c0]
 }
+
+// A zero-copy program: in_place receive buffers, the retire last.
+// CHECK-LABEL: snac.program for @zero_copy variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 16, pdl = true, chunk = 1073741824> {
+// CHECK:         snac.program_buffer @rx receive scattered sizes column in_place
+// CHECK:         snac.take_each @rx[%[[E:.+]]] -> @output
+// CHECK-NEXT:    snac.retire %[[E]]
+snac.program for @zero_copy variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 16, pdl = true, chunk = 1073741824> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column in_place
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+  snac.retire %e
+}

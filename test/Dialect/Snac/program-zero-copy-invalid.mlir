@@ -1,0 +1,119 @@
+// RUN: collc-opt %s -split-input-file -verify-diagnostics
+// The zero-copy rules (docs/snac.md "Zero-copy programs"): in_place receive
+// buffers only, flag readiness, a chunk, no speculation, one snac.retire as
+// the body's last op; in_place only on a receive buffer; snac.retire only in
+// a program with in-place buffers, its epoch from snac.epoch.
+
+// expected-error@+1 {{has 1 of 2 receive buffers in_place: a zero-copy program reads every source in place}}
+snac.program for @x variant two_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered sizes row
+  snac.program_buffer @output output scattered sizes row
+  snac.program_buffer @rx receive scattered sizes column in_place
+  snac.program_buffer @fwd receive scattered sizes row
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.reduce_take sum @rx[%e, *] -> @output[%r]
+  snac.put @output[%r] -> @fwd[%e] to all
+  snac.retire %e
+}
+
+// -----
+
+// expected-error@+1 {{is zero-copy (in_place receive buffers), which needs flag readiness, a chunk and no speculation}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column in_place
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+  snac.retire %e
+}
+
+// -----
+
+// expected-error@+1 {{is zero-copy (in_place receive buffers), which needs flag readiness, a chunk and no speculation}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column in_place
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+  snac.retire %e
+}
+
+// -----
+
+// expected-error@+1 {{is zero-copy and must end with one snac.retire (producers keep their buffers until every reader is done), found 0}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column in_place
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+}
+
+// -----
+
+// expected-error@+1 {{is zero-copy and must end with one snac.retire (producers keep their buffers until every reader is done), found 1}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column in_place
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.retire %e
+  snac.take_each @rx[%e] -> @output
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  // expected-error@+1 {{is in_place, which only a receive buffer can be (its regions are the producers' own buffers)}}
+  snac.program_buffer @input input packed sizes row in_place
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+  // expected-error@+1 {{ends a zero-copy step, but no receive buffer of the program is in_place}}
+  snac.retire %e
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column in_place
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : i64
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+  // expected-error@+1 {{takes its epoch from snac.epoch}}
+  snac.retire %c1
+}
