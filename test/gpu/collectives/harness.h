@@ -281,6 +281,10 @@ void runMisuse(World &w);
 void runRobust(World &w);
 /// Registered buffers: register, find, map, refuse, deregister safely.
 void runRegistration(World &w);
+/// Zero-copy programs on registered buffers: picked, right, eager and
+/// replayed, deregistration refused while a graph holds a window, the
+/// chunked program after deregistration.
+void runZeroCopy(World &w);
 /// Stall: every rank takes a turn as the one that never launches.
 void runTimeoutStall(World &w);
 /// procs mode only: this rank is the survivor (rank 0) or the victim (1),

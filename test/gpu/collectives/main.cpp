@@ -8,15 +8,17 @@
 /// collc_gpu_tests: the collectives of out/modules on real GPUs.
 ///
 ///   collc_gpu_tests [--mode=procs|single] [--suites=misuse,correctness,
-///                   graphs,registration,timeout] [--modules=DIR] [--nranks=N] [--quick]
+///                   graphs,registration,zero_copy,timeout] [--modules=DIR]
+///                   [--nranks=N] [--quick]
 ///                   [--no-big] [--filter=NAME,...] [--timeout-ms=MS]
 ///                   [--stall-timeout-ms=MS] [--replays=N] [--seed=N]
 ///                   [--watchdog=S] [--sm100-module=FILE]
 ///                   [--sm80-module=FILE] [--verbose]
 ///
-/// --filter limits the correctness suite to collectives whose names contain
-/// one of the comma-separated strings; --quick shrinks every suite (sizes up
-/// to 1000 elements, bf16/f32/f8e5m2, 20 replays) for compute-sanitizer.
+/// --filter limits the correctness and zero_copy suites to collectives whose
+/// names contain one of the comma-separated strings; --quick shrinks every
+/// suite (sizes up to 1000 elements, bf16/f32/f8e5m2, 20 replays; zero_copy:
+/// all_gather, all_reduce and broadcast in bf16) for compute-sanitizer.
 ///
 /// --mode=procs (default) forks one process per GPU for every suite; rank 0
 /// makes the ncclUniqueId and passes it through pipes (the parent never
@@ -46,7 +48,7 @@ namespace {
 
 const char *kUsage =
     "usage: collc_gpu_tests [--mode=procs|single] "
-    "[--suites=misuse,correctness,graphs,registration,timeout]\n"
+    "[--suites=misuse,correctness,graphs,registration,zero_copy,timeout]\n"
     "  [--modules=DIR] [--nranks=N] [--quick] [--no-big] [--filter=NAME,...]\n"
     "  [--timeout-ms=MS] [--stall-timeout-ms=MS] [--replays=N] [--seed=N]\n"
     "  [--watchdog=S] [--sm100-module=FILE] [--sm80-module=FILE] "
@@ -54,9 +56,9 @@ const char *kUsage =
     "  [--suites=robust [--robust=counts,streams,stall,coresidency,"
     "concurrent,shapes] [--shapes=N]]\n";
 
-const std::vector<std::string> kSuites = {"misuse",       "correctness",
-                                          "graphs",       "registration",
-                                          "timeout",      "robust"};
+const std::vector<std::string> kSuites = {
+    "misuse",    "correctness", "graphs", "registration",
+    "zero_copy", "timeout",     "robust"};
 
 /// robust runs only when asked for (its own phase of gpu-suite.sh).
 bool wants(const std::string &suite) {
@@ -165,6 +167,8 @@ void runSuite(World &w, const std::string &suite) {
     runGraphs(w);
   else if (suite == "registration")
     runRegistration(w);
+  else if (suite == "zero_copy")
+    runZeroCopy(w);
   else if (suite == "timeout")
     runTimeoutStall(w);
   else if (suite == "robust")
