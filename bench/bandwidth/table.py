@@ -14,8 +14,13 @@ records of bench/bandwidth/bandwidth.cpp:
 2. per rank count and collective, every row's algbw at every size, with
    the traffic's share of the copy's rate in parentheses, and the copy.
 
+3. registered against ordinary buffers (issue 11: ordinary within 10% of
+   registered at 256 MiB), when the rows have --registered (default
+   "collc registered", the library with registered buffers: the zero-copy
+   programs), which table 1 also lists.
+
 usage: table.py ROWS JSON [LOG] [--main=collc] [--v1=v1] [--size=268435456]
-                [--ranks=2]
+                [--ranks=2] [--registered="collc registered"]
 LOG (the bench's output) gives the FAIL and SKIP lines: a configuration
 that failed its check shows FAIL, not a time.
 """
@@ -54,9 +59,12 @@ def nearest(sizes, want):
 
 def kernel_label(rec):
     name = rec.get("kernel", "?")
-    m = re.match(r"collc_\w+?__(\w+?)_(flag|ll16|sentinel)(_chunked)?_", name)
+    m = re.match(r"collc_\w+?__(\w+?)_(flag|ll16|sentinel)"
+                 r"(_chunked|_zero_copy)?_", name)
     if m:
-        k = f"{m.group(1)}:{m.group(2)}{' chunked' if m.group(3) else ''}"
+        k = f"{m.group(1)}:{m.group(2)}" + {
+            "_chunked": " chunked", "_zero_copy": " zero-copy"}.get(
+                m.group(3) or "", "")
     elif name.startswith("collc_"):
         k = "v1"
     else:
@@ -69,6 +77,7 @@ def main():
     opts = dict(a[2:].split("=", 1) for a in sys.argv[1:]
                 if a.startswith("--") and "=" in a)
     main_row = opts.get("main", "collc")
+    reg_row = opts.get("registered", "collc registered")
     v1_row = opts.get("v1", "v1")
     size = int(opts.get("size", 256 << 20))
     nranks = int(opts.get("ranks", 2))
@@ -112,25 +121,27 @@ def main():
     at = nearest(sizes_n, size) if sizes_n else None
     print(f"\n{nranks} ranks sharing one GPU, {fmt_size(size)} (issue 11's "
           "one-H200 targets): algbw = bytes / time; traffic = bytes read + "
-          "written per second by the chunked programs' algorithm (bench/"
-          "README.md), against a plain vectorized copy with the same CTAs "
-          "moving the same bytes, same run.\n")
-    print(f"| collective | kernel | {main_row} algbw GB/s | {v1_row} algbw "
-          f"GB/s | {main_row} / {v1_row} | {main_row} / issue's today's | "
+          "written per second by the algorithm of the kernel that ran "
+          "(staged or zero-copy, bench/README.md), against a plain vectorized "
+          "copy with the same CTAs moving the same bytes, same run.\n")
+    print(f"| row | collective | kernel | algbw GB/s | {v1_row} algbw "
+          f"GB/s | row / {v1_row} | row / issue's today's | "
           "traffic GB/s | copy traffic GB/s (CTAs x threads per rank) | "
           "traffic / copy | targets |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for coll in COLLECTIVES:
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    target_rows = [main_row] + ([reg_row] if reg_row in labels else [])
+    for row_label, coll in [(r, c) for r in target_rows
+                            for c in COLLECTIVES]:
         if at is None:
             break
-        m = collc.get((main_row, coll, nranks, at))
+        m = collc.get((row_label, coll, nranks, at))
         v = collc.get((v1_row, coll, nranks, at))
-        if m is None and v is None and not cell_fail(main_row, coll, nranks,
+        if m is None and v is None and not cell_fail(row_label, coll, nranks,
                                                      at):
             continue
-        cells = [coll]
+        cells = [row_label, coll]
         if m is None:
-            cells += ["-", "FAIL" if cell_fail(main_row, coll, nranks, at)
+            cells += ["-", "FAIL" if cell_fail(row_label, coll, nranks, at)
                       else "-"]
         else:
             cells += [kernel_label(m), "%.1f" % m["algbw_gbs"]]
@@ -159,6 +170,23 @@ def main():
             else "not met"))
         cells.append("; ".join(verdict))
         print("| " + " | ".join(cells) + " |")
+
+    # 3. Registered against ordinary (printed before the per-size tables).
+    if reg_row in labels and at is not None:
+        print(f"\nOrdinary ({main_row}) against registered ({reg_row}) "
+              f"buffers, {nranks} ranks, {fmt_size(at)} (issue 11: ordinary "
+              "within 10% of registered):\n")
+        print("| collective | ordinary algbw GB/s | registered algbw GB/s | "
+              "ordinary / registered | within 10% |")
+        print("|---|---|---|---|---|")
+        for coll in COLLECTIVES:
+            o = collc.get((main_row, coll, nranks, at))
+            g = collc.get((reg_row, coll, nranks, at))
+            if not o or not g:
+                continue
+            q = o["algbw_gbs"] / g["algbw_gbs"]
+            print(f"| {coll} | {o['algbw_gbs']:.1f} | {g['algbw_gbs']:.1f} | "
+                  f"{q:.2f} | {'**met**' if q >= 0.9 else 'not met'} |")
 
     # 2. Every row, every size.
     for n in sorted({k[2] for k in collc} | {k[2] for k in fails}):

@@ -111,6 +111,11 @@ struct SnacSimulatePass
                                  << program.getCollective();
     std::vector<sim::ElemType> types = elemTypesOf(collective);
     for (auto [encoding, speculate] : pairs(encodingList, speculateList)) {
+      // A zero-copy program has one readiness (flag, its verifier's rule):
+      // forced encodings leave it as it is, run once.
+      if (program.isZeroCopy() && encoding >= 0 &&
+          encoding != static_cast<int>(program.getEncoding()))
+        continue;
       int e = encoding >= 0 ? encoding
                             : static_cast<int>(program.getEncoding());
       // Flag never speculates: one run of it, under the first setting.

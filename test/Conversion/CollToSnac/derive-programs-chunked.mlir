@@ -2,9 +2,20 @@
 // RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=4096 protocol=sentinel" | FileCheck %s --check-prefix=OPTS
 // Exactly the seven below are chunked; with the option 0 only the one whose
 // spec sets its chunk.
-// RUN: collc-opt %s --coll-derive-programs | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=WHICH
-// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=NONE
+// RUN: collc-opt %s --coll-derive-programs="zero-copy-chunk-bytes=0" | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=WHICH
+// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0 zero-copy-chunk-bytes=0" | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=NONE
 // RUN: not collc-opt %s --coll-derive-programs="stream-chunk-bytes=24" 2>&1 | FileCheck %s --check-prefix=ALIGN
+// Every chunked flag program has a zero-copy twin before it (the same body,
+// receive buffers in_place, snac.retire last, parts up to the option's
+// bytes; docs/snac.md "Zero-copy programs"); a sentinel chunked program
+// (OPTS) has none; zero-copy-chunk-bytes=0: none; not a multiple of 16 or
+// above 2^30: an error.
+// RUN: collc-opt %s --coll-derive-programs | grep "chunk = 1073741824" | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=ZCWHICH
+// RUN: collc-opt %s --coll-derive-programs | FileCheck %s --check-prefix=ZC
+// RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=4096 protocol=sentinel" | FileCheck %s --check-prefix=NOZC --implicit-check-not=in_place
+// RUN: collc-opt %s --coll-derive-programs="zero-copy-chunk-bytes=0" | FileCheck %s --check-prefix=NOZC --implicit-check-not=in_place
+// RUN: not collc-opt %s --coll-derive-programs="zero-copy-chunk-bytes=24" 2>&1 | FileCheck %s --check-prefix=ZCALIGN
+// RUN: not collc-opt %s --coll-derive-programs="zero-copy-chunk-bytes=2147483648" 2>&1 | FileCheck %s --check-prefix=ZCALIGN
 
 // Above the other bands, every input size: a chunked program of the same
 // shape, its body run once per step, each CTA moving one chunk of every
@@ -22,6 +33,35 @@
 // WHICH-NOT:  @
 // NONE:       @reduce_scatter
 // NONE-NOT:   @
+// NOZC: snac.program for @all_gather
+// ZCALIGN: error: zero-copy-chunk-bytes = {{[0-9]+}} is not a multiple of 16 in [0, 2^30]
+
+// ZCWHICH: @all_gather
+// ZCWHICH: @reduce_scatter
+// ZCWHICH: @all_reduce
+// ZCWHICH: @all_gather_v
+// ZCWHICH: @reduce_scatter_v
+// ZCWHICH: @broadcast
+// ZCWHICH: @reduce
+// ZCWHICH-NOT: @
+// ZC-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true, chunk = 1073741824> {
+// ZC-NEXT:  ^bb0(%rank: index, %n: index):
+// ZC-NEXT:    snac.program_buffer @input input packed sizes row
+// ZC-NEXT:    snac.program_buffer @output output scattered sizes column
+// ZC-NEXT:    snac.program_buffer @rx receive scattered sizes column in_place
+// ZC-NEXT:    %[[C0:.+]] = arith.constant 0 : index
+// ZC-NEXT:    %[[E:.+]] = snac.epoch
+// ZC-NEXT:    snac.put @input[%[[C0]]] -> @rx[%[[E]]] to all
+// ZC-NEXT:    snac.take_each @rx[%[[E]]] -> @output
+// ZC-NEXT:    snac.retire %[[E]]
+// ZC-NEXT:  }
+// ZC-NEXT:  snac.program for @all_gather variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true, chunk = 131072> {
+// ZC-LABEL: snac.program for @all_reduce variant two_shot policy #snac.policy<encoding = flag, {{.*}}, chunk = 1073741824> {
+// ZC:         snac.program_buffer @rx receive scattered sizes column in_place
+// ZC-NEXT:    snac.program_buffer @fwd receive scattered sizes row in_place
+// ZC:         snac.put @output[%rank] -> @fwd
+// ZC:         snac.retire
+// ZC-NEXT:  }
 // ALIGN: error: stream_chunk_bytes = 24 is not a multiple of 16: a chunk is whole 16-byte units of every encoding's payload (0: no chunked program)
 
 // CHECK-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536]

@@ -95,10 +95,20 @@ def check_programs(m, expected):
         elif p["variant"] != "one_shot":
             sys.exit(f"{k['name']}: unknown variant {p['variant']}")
         chunk = p.get("chunk", 0)
+        # A zero-copy program (it names the buffers a call must register)
+        # stages nothing: flag, chunked, words only.
+        registered = p.get("registered", [])
+        if registered and (p["encoding"] != "flag" or not chunk or
+                           p["speculate"] or
+                           sorted(registered) not in (["input"],
+                                                      ["input", "output"])):
+            sys.exit(f"{k['name']}: bad zero-copy program {p}")
         # Flag words: one per warp, or one per CTA in a chunked program.
         words = k["grid"] if chunk else k["grid"] * k["threads"] // 32
-        # A chunked region holds one step: a chunk per CTA.
-        payload = k["grid"] * chunk if chunk else round16(max(hi, 16))
+        # A chunked region holds one step: a chunk per CTA; a zero-copy one
+        # a where word and a retire word per CTA (then the ready words).
+        payload = (2 * round16(k["grid"] * 8) if registered
+                   else k["grid"] * chunk if chunk else round16(max(hi, 16)))
         if p["encoding"] == "ll16":
             region = 2 * payload  # a 16-byte packet carries 8 bytes
         elif p["encoding"] == "flag":
@@ -116,7 +126,7 @@ def check_programs(m, expected):
         if "workspace" in k or not 0 <= lo <= p["band"][1] or p["slots"] < 2:
             sys.exit(f"{k['name']} on {k['target']}: bad program {p}")
         name = (f"collc_{k['collective']}__{p['variant']}_{p['encoding']}"
-                f"{'_chunked' if chunk else ''}_"
+                f"{'_zero_copy' if registered else '_chunked' if chunk else ''}_"
                 f"{k['element_type']}_n{k['world_size']}")
         if k["name"] != name:
             sys.exit(f"program kernel {k['name']}, expected {name}")

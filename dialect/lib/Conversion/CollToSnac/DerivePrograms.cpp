@@ -293,7 +293,8 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   // The device's chunk template parameter is at most 2^30 bytes.
   if (zeroCopyChunkBytes < 0 || zeroCopyChunkBytes % 16 != 0 ||
       zeroCopyChunkBytes > (int64_t(1) << 30)) {
-    collective.emitError() << "zero-copy-chunk-bytes = " << zeroCopyChunkBytes
+    collective.emitError() << "zero-copy-chunk-bytes = "
+                           << static_cast<int64_t>(zeroCopyChunkBytes)
                            << " is not a multiple of 16 in [0, 2^30]";
     return signalPassFailure();
   }

@@ -308,6 +308,11 @@ class Program {
   static constexpr long long kUnitLanes = kUnitBytes / (long long)sizeof(E);
   static constexpr int kCopyUnroll = 8;
   static constexpr int kReduceUnroll = N >= 16 ? 1 : 16 / N < 8 ? 16 / N : 8;
+  /// Zero-copy reductions from 4 ranks on keep half as many units in
+  /// flight: the peers' pointers and alignment flags take the registers
+  /// (kReduceUnroll spilled at 4 ranks, 512 threads, sm_90).
+  static constexpr int kPeerReduceUnroll =
+      N <= 2 ? kReduceUnroll : N >= 8 ? 1 : 8 / N;
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
@@ -1331,7 +1336,7 @@ private:
     const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
     const bool dvec = (a & 15u) == 0, aligned8 = (a & 7u) == 0;
     const int units = static_cast<int>((n + kLanes16 - 1) / kLanes16);
-    detail::cta_units<kReduceUnroll>(
+    detail::cta_units<kPeerReduceUnroll>(
         units,
         [&](int i) {
           Units u;
