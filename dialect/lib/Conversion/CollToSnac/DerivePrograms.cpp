@@ -310,7 +310,14 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
                                     top + 1, unbounded, ctas, chunk)
                     : deriveOneShot(collective, *shot, after, encoding,
                                     top + 1, unbounded, ctas, chunk);
-  if (zeroCopyChunkBytes > 0 && encoding == snac::Encoding::flag)
+  // Not where an in-place call (NCCL's conventions) would let a rank's
+  // output writes land on input its peers still read: a one-shot reduction
+  // of packed inputs, whose every rank reads every rank's whole input (the
+  // other shapes write only a partition no peer reads, or the same bytes;
+  // docs/snac.md "Zero-copy programs").
+  bool aliases = !shot->twoShot && shot->consume == ConsumeOp::reduce &&
+                 fixedLayout(shot->input) == Layout::packed;
+  if (zeroCopyChunkBytes > 0 && encoding == snac::Encoding::flag && !aliases)
     deriveZeroCopy(chunked);
 }
 
