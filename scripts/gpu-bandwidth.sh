@@ -86,7 +86,8 @@ m = json.load(open(sys.argv[1]))
 for k in m["kernels"]:
     p = k.get("program", {})
     if (k["collective"] == "all_reduce" and k["element_type"] == "bf16"
-            and k["world_size"] == 2 and p.get("chunk", 0) > 0):
+            and k["world_size"] == 2 and p.get("chunk", 0) > 0
+            and not p.get("registered")):
         print("%s %dx%d chunk %d" % (p["variant"], k["grid"], k["threads"],
                                      p["chunk"]))
         break

@@ -40,6 +40,8 @@ struct ProgramEntry {
   /// The manifest's `chunk` text (a number, or anything else to test the
   /// reader); empty: absent.
   std::string chunk;
+  /// The manifest's `registered` text (a zero-copy program); empty: absent.
+  std::string registered;
   std::string text() const {
     const int enc = encoding == "flag"       ? COLLC_ENCODING_FLAG
                     : encoding == "sentinel" ? COLLC_ENCODING_SENTINEL
@@ -60,7 +62,9 @@ struct ProgramEntry {
            std::to_string(r) + R"(, "rx_bytes": )" + std::to_string(x) +
            R"(, "rx_fill": )" + std::to_string(f) + R"(, "counter_words": )" +
            std::to_string(c) + R"(, "input_packed": true)" +
-           (chunk.empty() ? "" : R"(, "chunk": )" + chunk) + "}}";
+           (chunk.empty() ? "" : R"(, "chunk": )" + chunk) +
+           (registered.empty() ? "" : R"(, "registered": )" + registered) +
+           "}}";
   }
 };
 
@@ -455,6 +459,76 @@ TEST(ChunkedTest, AChunkedRegionHoldsOneStepWhateverTheBand) {
   expectRefused({bad.text()}, {"chunk is 24", "multiple of 16"});
   bad.chunk = "\"big\"";
   expectRefused({bad.text()}, {"chunk is \"big\""});
+}
+
+TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
+  // The zero-copy twin before the chunked program, the same band: a call
+  // runs it only when the buffers it names are registered.
+  ProgramEntry zc, chunked;
+  for (ProgramEntry *e : {&zc, &chunked}) {
+    e->variant = "two_shot";
+    e->encoding = "flag";
+    e->lo = 1048577;
+    e->hi = 9223372036854775807ull;
+  }
+  chunked.name = "collc_all_reduce__two_shot_flag_chunked_f32_n2";
+  chunked.chunk = "131072";
+  chunked.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(chunked.grid, 131072),
+      chunked.grid);
+  chunked.rx = 2 * (long long)collcRxBytes(2, 2, chunked.region);
+  zc.name = "collc_all_reduce__two_shot_flag_zero_copy_f32_n2";
+  zc.chunk = "1073741824";
+  zc.registered = R"(["input", "output"])";
+  // Words only: where, retire and ready, one each per CTA.
+  zc.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG, collcRxInPlacePayloadBytes(zc.grid), zc.grid);
+  EXPECT_EQ(zc.region, 3 * 128);
+  zc.rx = 2 * (long long)collcRxBytes(2, 2, zc.region);
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}), &m),
+            collcSuccess)
+      << lastError();
+  EXPECT_EQ(m->kernels[1].program.registered,
+            collc::ProgramInfo::kRegisteredInput |
+                collc::ProgramInfo::kRegisteredOutput);
+  EXPECT_EQ(m->kernels[2].program.registered, 0u); // absent: staged
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    collc::buildRoutes(&comm, collc::ForceVariant());
+    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
+    auto pick = [&](unsigned registered) {
+      collc::Workspace *w = collc::pickProgram(r, 1ull << 28, registered);
+      return w ? w->kernel->name : std::string("none");
+    };
+    EXPECT_EQ(pick(0), chunked.name);
+    EXPECT_EQ(pick(collc::ProgramInfo::kRegisteredInput), chunked.name);
+    EXPECT_EQ(pick(collc::ProgramInfo::kRegisteredInput |
+                   collc::ProgramInfo::kRegisteredOutput),
+              zc.name);
+  }
+  collcModuleDestroy(m);
+
+  // What the reader refuses, with what is wrong.
+  ProgramEntry bad = zc;
+  bad.registered = R"(["input", "input"])";
+  expectRefused({bad.text()}, {"registered is [\"input\",\"input\"]",
+                               "distinct \"input\" and \"output\""});
+  bad.registered = R"(["staging"])";
+  expectRefused({bad.text()}, {"registered is [\"staging\"]"});
+  bad.registered = "[]";
+  expectRefused({bad.text()}, {"registered is []", "non-empty"});
+  bad = zc;
+  bad.chunk = "";
+  expectRefused({bad.text()}, {"registered (a zero-copy program) needs "
+                               "encoding \"flag\", a chunk"});
+  bad = zc;
+  bad.region -= 16;
+  bad.rx = 2 * (long long)collcRxBytes(2, 2, bad.region);
+  expectRefused({bad.text()}, {"region_bytes is 368", "the words of 16 CTAs "
+                                                      "(zero-copy) needs 384"});
 }
 
 TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
