@@ -431,11 +431,7 @@ public:
     for (int d = 0; d < N; ++d)
       dev::st_relaxed_sys(whereWord(static_cast<char *>(rx_.rx[d]) + off),
                           where);
-    dev::fence_acq_rel_sys();
-    COLLC_PRAGMA_UNROLL
-    for (int d = 0; d < N; ++d)
-      dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[d]) + off),
-                          e.value);
+    releaseEvery(off, e);
   }
 
   /// Zero-copy put_each: where partition k is (`where(k)`) to rank k, every
@@ -453,11 +449,7 @@ public:
     for (int k = 0; k < N; ++k)
       dev::st_relaxed_sys(whereWord(static_cast<char *>(rx_.rx[k]) + off),
                           where(k));
-    dev::fence_acq_rel_sys();
-    COLLC_PRAGMA_UNROLL
-    for (int k = 0; k < N; ++k)
-      dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[k]) + off),
-                          e.value);
+    releaseEvery(off, e);
   }
 
   /// snac.retire: this CTA's reads of the step are done (the barrier: every
@@ -1099,14 +1091,22 @@ private:
       chunkCopyOut<N>(src, count, to);
       __syncthreads();
       dirty_ = false;
-      if (threadIdx.x == 0) {
-        dev::fence_acq_rel_sys();
-        COLLC_PRAGMA_UNROLL
-        for (int d = 0; d < N; ++d)
-          dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[d]) + off),
-                              e.value);
-      }
+      if (threadIdx.x == 0)
+        releaseEvery(off, e);
     }
+  }
+
+  /// FLAG chunked, thread 0: releases this CTA's ready word of the region at
+  /// `off` (slot, this rank) in every rank's buffer: one fence.acq_rel.sys,
+  /// then relaxed stores (what the CTA stored before its last barrier, and
+  /// this thread's stores before, are ordered before every word).
+  COLLC_DEVICE_INLINE void releaseEvery(unsigned long long off,
+                                        Epoch e) const {
+    dev::fence_acq_rel_sys();
+    COLLC_PRAGMA_UNROLL
+    for (int d = 0; d < N; ++d)
+      dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[d]) + off),
+                          e.value);
   }
 
   /// FLAG chunked put_each: partition k's part to rank k for every k, then
@@ -1132,11 +1132,7 @@ private:
         dev::st_release_sys(chunkWord(static_cast<char *>(rx_.rx[0]) + off),
                             e.value);
       } else {
-        dev::fence_acq_rel_sys();
-        COLLC_PRAGMA_UNROLL
-        for (int k = 0; k < N; ++k)
-          dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[k]) + off),
-                              e.value);
+        releaseEvery(off, e);
       }
     }
   }
