@@ -308,11 +308,12 @@ class Program {
   static constexpr long long kUnitLanes = kUnitBytes / (long long)sizeof(E);
   static constexpr int kCopyUnroll = 8;
   static constexpr int kReduceUnroll = N >= 16 ? 1 : 16 / N < 8 ? 16 / N : 8;
-  /// Zero-copy reductions from 4 ranks on keep half as many units in
-  /// flight: the peers' pointers and alignment flags take the registers
-  /// (kReduceUnroll spilled at 4 ranks, 512 threads, sm_90).
+  /// Zero-copy reductions keep half as many units in flight from 4 ranks
+  /// on, and for 4-byte elements: the peers' pointers and alignment flags
+  /// take the registers (kReduceUnroll spilled at 4 ranks, and for f32 at
+  /// 2, 512 threads, sm_90).
   static constexpr int kPeerReduceUnroll =
-      N <= 2 ? kReduceUnroll : N >= 8 ? 1 : 8 / N;
+      N <= 2 && sizeof(E) < 4 ? kReduceUnroll : N >= 8 ? 1 : 8 / N;
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
