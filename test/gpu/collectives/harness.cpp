@@ -381,6 +381,40 @@ std::vector<int> World::devices() const {
   return d;
 }
 
+std::vector<std::vector<int>> sharedGpuLayouts(const World &w) {
+  std::vector<std::vector<int>> layouts = {w.devices()};
+  if (!w.procs)
+    for (std::vector<int> d : {std::vector<int>(2, 0), std::vector<int>(4, 0)})
+      if (d != layouts[0])
+        layouts.push_back(d);
+  return layouts;
+}
+
+LayoutRanks layoutRanks(const World &w,
+                        const std::vector<std::vector<int>> &layouts,
+                        size_t k) {
+  LayoutRanks r;
+  r.nranks = w.procs ? w.nranks : (int)layouts[k].size();
+  if (k == 0) {
+    for (const LocalRank &lr : w.local) {
+      r.rank.push_back(lr.rank);
+      r.device.push_back(lr.device);
+      r.stream.push_back(lr.stream);
+    }
+    return r;
+  }
+  for (size_t i = 0; i < layouts[k].size(); ++i) {
+    cudaStream_t s;
+    CT_CUDA(cudaSetDevice(layouts[k][i]));
+    CT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    r.own.push_back(s);
+    r.rank.push_back((int)i);
+    r.device.push_back(layouts[k][i]);
+    r.stream.push_back(s);
+  }
+  return r;
+}
+
 bool World::ncclAllGatherBytes(const void *send, void *recv, size_t bytes) {
   if (bytes == 0)
     return true;

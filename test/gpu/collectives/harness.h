@@ -262,6 +262,24 @@ std::vector<ManifestCollective> readManifest(const std::string &path);
 std::string relabelModule(const std::string &text, const std::string &target);
 std::string readFile(const std::string &path);
 
+/// The local ranks one layout of a suite runs: their ranks, devices and
+/// streams (the world's own, or streams of the layout's making, in `own`).
+struct LayoutRanks {
+  int nranks = 0;
+  std::vector<int> rank, device;
+  std::vector<cudaStream_t> stream, own;
+};
+/// The layouts a suite that registers buffers runs: the world's ranks, and
+/// in one process also 2 and 4 ranks sharing GPU 0 (unless the world is
+/// that already).
+std::vector<std::vector<int>> sharedGpuLayouts(const World &w);
+/// Layout `k` of `layouts`: the world's local ranks (k == 0), else one rank
+/// per device listed, each on a new non-blocking stream (the caller
+/// destroys `own`).
+LayoutRanks layoutRanks(const World &w,
+                        const std::vector<std::vector<int>> &layouts,
+                        size_t k);
+
 /// A collcConfig_t with the given bound.
 collcConfig_t makeConfig(int timeoutMs);
 

@@ -1215,34 +1215,17 @@ void runZeroCopy(World &w) {
   collcModule_t variable = loadModule("variable.collcmod");
   collcConfig_t config = makeConfig(gOpt.timeoutMs);
   // The world's ranks, and in one process also 2 and 4 ranks on GPU 0.
-  std::vector<std::vector<int>> layouts = {w.devices()};
-  if (!w.procs)
-    for (std::vector<int> d : {std::vector<int>(2, 0), std::vector<int>(4, 0)})
-      if (d != layouts[0])
-        layouts.push_back(d);
+  const std::vector<std::vector<int>> layouts = sharedGpuLayouts(w);
   for (size_t k = 0; k < layouts.size(); ++k) {
     Ranks r;
     r.world = &w;
     r.procs = w.procs;
-    r.nranks = w.procs ? w.nranks : (int)layouts[k].size();
-    std::vector<cudaStream_t> own;
-    if (k == 0) {
-      for (const LocalRank &lr : w.local) {
-        r.rank.push_back(lr.rank);
-        r.device.push_back(lr.device);
-        r.stream.push_back(lr.stream);
-      }
-    } else {
-      for (size_t i = 0; i < layouts[k].size(); ++i) {
-        cudaStream_t s;
-        CT_CUDA(cudaSetDevice(layouts[k][i]));
-        CT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-        own.push_back(s);
-        r.rank.push_back((int)i);
-        r.device.push_back(layouts[k][i]);
-        r.stream.push_back(s);
-      }
-    }
+    LayoutRanks lr = layoutRanks(w, layouts, k);
+    r.nranks = lr.nranks;
+    r.rank = lr.rank;
+    r.device = lr.device;
+    r.stream = lr.stream;
+    const std::vector<cudaStream_t> own = lr.own;
     r.label = std::to_string(r.nranks) + " ranks";
     r.tag = "n" + std::to_string(r.nranks);
     if (!w.procs) {
