@@ -2,7 +2,12 @@
 """Checks a collc module file with standard tools, independently of collc.
 
 - every collective x element type x world size has a kernel on every target;
-- every PTX image assembles with `ptxas -arch=<its target>`;
+- every target's PTX image was assembled: the module's cubin for that
+  target is an ELF whose size and sha256 are the manifest's and whose
+  symbol table has every kernel of the target as a function (collc
+  assembles each image with nvJitLink, the toolkit's own ptxas, so the
+  standalone `ptxas -arch=<target>` runs only for a PTX image without a
+  cubin; re-assembling the library's images took most of lit's time);
 - with --no-spills TARGET: no kernel of that target spills registers;
 - with --programs N: N program kernels (SNAC v2), each with a receive
   buffer whose size follows from its policy by the formulas of
@@ -10,8 +15,11 @@
 Prints one line per check; exits non-zero on the first failure.
 """
 import argparse
+import base64
+import hashlib
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -39,20 +47,27 @@ def main():
                         sys.exit(f"missing kernel: {c['name']} {e} n={n} on {t}")
     print(f"kernels: {expected} expected, all present")
 
+    cubins = {i["target"]: i for i in m["images"] if i["kind"] == "cubin"}
     for image in m["images"]:
         if image["kind"] != "ptx":
+            continue
+        target = image["target"]
+        if target in cubins:
+            names = [k["name"] for k in m["kernels"] if k["target"] == target]
+            check_cubin(cubins[target], names)
+            print(f"{target}: assembled (cubin with {len(names)} kernels)")
             continue
         with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
             f.write(image["data"])
             path = f.name
         try:
-            r = subprocess.run([args.ptxas, "-arch=" + image["target"], "-o",
+            r = subprocess.run([args.ptxas, "-arch=" + target, "-o",
                                 os.devnull, path], capture_output=True, text=True)
         finally:
             os.unlink(path)
         if r.returncode != 0:
-            sys.exit(f"ptxas -arch={image['target']} rejected the PTX:\n{r.stderr}")
-        print(f"ptxas -arch={image['target']}: ok")
+            sys.exit(f"ptxas -arch={target} rejected the PTX:\n{r.stderr}")
+        print(f"ptxas -arch={target}: ok")
 
     if args.programs is not None:
         check_programs(m, args.programs)
@@ -68,6 +83,41 @@ def main():
         worst = max(k["resources"]["registers"] for k in kernels)
         print(f"spills on {target}: none in {len(kernels)} kernels "
               f"(most registers: {worst})")
+
+
+def elf_functions(data):
+    """Names of the function symbols of a little-endian ELF64 file."""
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        sys.exit("cubin is not a little-endian ELF64 file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3a)
+    # (name, type, flags, addr, offset, size, link, info, align, entsize)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+                for i in range(shnum)]
+    names = set()
+    for s in sections:
+        if s[1] != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[s[6]][4]
+        for off in range(s[4], s[4] + s[5], s[9]):
+            name, info = struct.unpack_from("<IB", data, off)
+            if info & 0xF == 2:  # STT_FUNC
+                end = data.index(b"\0", strings + name)
+                names.add(data[strings + name:end].decode())
+    return names
+
+
+def check_cubin(image, kernels):
+    data = base64.b64decode(image["data"])
+    target = image["target"]
+    if len(data) != image["size"]:
+        sys.exit(f"{target} cubin: {len(data)} bytes, manifest says {image['size']}")
+    if hashlib.sha256(data).hexdigest() != image["sha256"]:
+        sys.exit(f"{target} cubin: sha256 differs from the manifest's")
+    functions = elf_functions(data)
+    for k in kernels:
+        if k not in functions:
+            sys.exit(f"{target} cubin has no function {k}")
 
 
 def round16(n):
