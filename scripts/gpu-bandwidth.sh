@@ -33,8 +33,18 @@
 #   chunk 128 KiB (default)    that spec unchanged (128 KiB, 16 CTAs)
 #   ctas N                     that spec with `policy ctas = N` (channels;
 #                              it changes the latency programs' grid too)
+#   grain 16 (1 vector)        that spec's snac IR (collc --emit=snac) with
+#                              the chunked programs' grain 128 -> 16: one
+#                              16-byte vector in flight per thread, not 8
+#                              (the Atom's register path off: the plain
+#                              copy loop's shape), compiled back
+# and, in a second run of the bench (rows-v.tsv, --collectives of the _v
+# variants, even, skewed and zero-sized partitions), bench/bandwidth/
+# variable.coll (AllGather_v, ReduceScatter_v, AllToAll_v, bf16, 2 ranks)
+# in the rows collc, collc registered and v1.
 # Outputs ($OUT, default build-gpu/bandwidth-out): bandwidth.json (one
-# record per measurement), bandwidth.log, table.md, env.txt, build.log.
+# record per measurement), bandwidth.log, bandwidth-v.json and
+# bandwidth-v.log (the _v run), table.md, env.txt, build.log.
 # Environment: prepare: COLLC (default build/bin/collc), LIBRARY (default
 # specs/collectives.coll), CHUNKS (default "32 64 256 512", KiB, besides the
 # default 128), CTAS_SWEEP (default "4 8", besides the default 16); run:
@@ -119,6 +129,18 @@ prepare() {
     spec_with "ctas$c" "ctas = $c"
     module_of "ctas$c" || status=1
   done
+  # The Atom path off: the default spec's chunked programs (grain 128, the
+  # only programs with it) with one vector in flight per thread.
+  "$COLLC" "$DIR/base.coll" --emit=snac -o "$DIR/grain16.mlir" &&
+    sed -i 's/grain = 128,/grain = 16,/g' "$DIR/grain16.mlir" &&
+    grep -q 'grain = 16, pdl = true, chunk' "$DIR/grain16.mlir" &&
+    "$COLLC" "$DIR/grain16.mlir" --emit=module --target=sm_90 \
+      -o "$DIR/grain16.collcmod" 2>"$DIR/grain16.err" || {
+    echo "gpu-bandwidth: grain16: $(head -3 "$DIR/grain16.err" 2>/dev/null)" >&2
+    status=1
+  }
+  grep -v '^#' bench/bandwidth/variable.coll >"$DIR/var.coll"
+  module_of var || status=1
   wait "$lib_pid" || {
     echo "gpu-bandwidth: $LIBRARY: $(head -3 "$DIR/lib.err")" >&2
     status=1
@@ -146,8 +168,16 @@ prepare() {
       echo "# ctas $c: $(chunked_of "$DIR/ctas$c.collcmod")"
       printf 'ctas %s\t%s\t-\n' "$c" "$DIR/ctas$c.collcmod"
     done
+    echo "# grain 16: the chunked programs with one 16-byte vector in flight per thread"
+    printf 'grain 16 (1 vector)\t%s\t-\n' "$DIR/grain16.collcmod"
   } >"$rows"
-  rm -f "$DIR"/*.err
+  {
+    echo "# label	module	COLLC_FORCE_VARIANT ('-': default routing)	buffers"
+    printf 'collc\t%s\t-\n' "$DIR/var.collcmod"
+    printf 'collc registered\t%s\t-\tregistered\n' "$DIR/var.collcmod"
+    printf 'v1\t%s\tv1\n' "$DIR/var.collcmod"
+  } >"$DIR/rows-v.tsv"
+  rm -f "$DIR"/*.err "$DIR"/*.mlir
   # The tree the modules came from (the GPU machine's copy has no git).
   {
     echo "COLLC_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -208,8 +238,22 @@ run() {
     echo "collc_bandwidth ended by signal $((status - 128)) (ALARM=${ALARM:-400} s: the records so far are kept)" |
     tee -a "$out/bandwidth.log"
   grep -E '^(FAIL|FATAL)|passed, ' "$out/bandwidth.log" | head -30
+  local vstatus=0
+  if [ -s "$DIR/rows-v.tsv" ]; then
+    "$build/collc_bandwidth" "$DIR/rows-v.tsv" --ranks="$ranks" \
+      --collectives=all_gather_v,reduce_scatter_v,all_to_all_v \
+      ${SIZES:+--sizes=$SIZES} ${CTAS:+--ctas=$CTAS} --alarm="${ALARM:-400}" \
+      --json="$out/bandwidth-v.json" --machine="$machine" \
+      --date="$(date -u +%Y-%m-%d)" >"$out/bandwidth-v.log" 2>&1
+    vstatus=$?
+    grep -E '^(FAIL|FATAL)|passed, ' "$out/bandwidth-v.log" | head -30
+  fi
+  local vtable=()
+  [ -s "$out/bandwidth-v.json" ] && vtable=(--variable="$out/bandwidth-v.json")
   python3 bench/bandwidth/table.py "$DIR/rows.tsv" "$out/bandwidth.json" \
-    "$out/bandwidth.log" --ranks="${ranks%%,*}" | tee "$out/table.md"
+    "$out/bandwidth.log" --ranks="${ranks%%,*}" "${vtable[@]}" |
+    tee "$out/table.md"
+  [ $status = 0 ] && status=$vstatus
   return $status
 }
 

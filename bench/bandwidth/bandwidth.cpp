@@ -64,9 +64,14 @@
 //
 // usage: collc_bandwidth ROWS [--ranks=2] [--sizes=1048576,...]
 //          [--collectives=all_reduce,all_gather,reduce_scatter,all_to_all]
-//          [--ctas=N] [--threads=T] [--calls-bytes=67108864]
+//          [--partitions=even,skewed,zero] [--ctas=N] [--threads=T] [--calls-bytes=67108864]
 //          [--min-replay-us=2000] [--alarm=SECONDS]
 //          [--json=FILE --machine=M --date=D]
+// --collectives also takes the _v variants (all_gather_v, reduce_scatter_v,
+// all_to_all_v), each run with every --partitions shape of its T = S / 2
+// elements (Shape, Parts above); S, algbw and the traffic model are the
+// fixed collective's, with T for the partitions' sum. Their records say
+// "partitions": even, skewed or zero ("fixed" for the fixed collectives).
 // ROWS: one row per line, tab-separated: label, module file, the
 // COLLC_FORCE_VARIANT value or '-' for none; '#' lines are skipped.
 // Output lines: "bandwidth ...", "copy ...", "SKIP ...",
@@ -126,6 +131,8 @@ struct Coll {
   const char *name;
   Kind kind;
   bool reduces;
+  /// The _v variant (collcAllGatherV, ...): partitions of any sizes.
+  bool variable = false;
 };
 
 const Coll kColls[] = {
@@ -133,19 +140,107 @@ const Coll kColls[] = {
     {"all_gather", Kind::AllGather, false},
     {"reduce_scatter", Kind::ReduceScatter, true},
     {"all_to_all", Kind::AllToAll, false},
+    {"all_gather_v", Kind::AllGather, false, true},
+    {"reduce_scatter_v", Kind::ReduceScatter, true, true},
+    {"all_to_all_v", Kind::AllToAll, false, true},
 };
+
+/// How a _v call's T elements split into the n ranks' partitions c_q
+/// (AllToAll_v: rank q sends c_((q + p) mod n) to rank p, so that every rank
+/// sends and receives T):
+///   even    c_q = T / n (the fixed collective's shape);
+///   skewed  c_q proportional to 3 for even q, 1 for odd q;
+///   zero    the last rank's partition empty, the others even.
+enum class Parts { Even, Skewed, Zero };
+const char *partsName(Parts p) {
+  return p == Parts::Even ? "even" : p == Parts::Skewed ? "skewed" : "zero";
+}
 
 /// One call of a collective whose larger buffer per rank is about `bytes`.
 struct Shape {
-  size_t count = 0; // the count argument, elements
-  size_t inElems = 0, outElems = 0;
+  size_t count = 0; // the count argument, elements (fixed collectives)
+  size_t inElems = 0, outElems = 0; // rank 0's (the largest buffer: all)
   size_t bytes = 0;      // S: the larger buffer per rank, bytes
-  size_t inputBytes = 0; // a rank's input: what a program's band holds
+  size_t inputBytes = 0; // what a program's band holds (runtime's key)
+  Parts parts = Parts::Even;
+  /// _v: partition q's elements, and where it starts (prefix sums).
+  std::vector<size_t> counts, displs;
+  bool variable = false;
+  bool v1Only = false; // the runtime routes no program (AllToAll_v)
+  int n = 0;
+  Kind kindOf = Kind::AllReduce;
+  /// AllToAll_v: the elements rank q sends to rank p, and where they start
+  /// in q's input (sendOffset) and in p's output (recvOffset).
+  size_t pair(int q, int p) const { return counts[(q + p) % n]; }
+  size_t sendOffset(int q, int p) const {
+    size_t at = 0;
+    for (int j = 0; j < p; ++j)
+      at += pair(q, j);
+    return at;
+  }
+  size_t recvOffset(int p, int q) const {
+    size_t at = 0;
+    for (int j = 0; j < q; ++j)
+      at += pair(j, p);
+    return at;
+  }
+  /// Rank q's input and output elements.
+  size_t inOf(int q) const {
+    if (!variable)
+      return inElems;
+    return kindOf == Kind::AllGather ? counts[q] : total();
+  }
+  size_t outOf(int q) const {
+    if (!variable)
+      return outElems;
+    return kindOf == Kind::ReduceScatter ? counts[q] : total();
+  }
+  size_t total() const {
+    size_t t = 0;
+    for (size_t c : counts)
+      t += c;
+    return t;
+  }
 };
 
 /// S rounded down so that a partition is whole 16-byte units.
-Shape shapeOf(Kind k, size_t bytes, int n) {
+Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
+  const Kind k = c.kind;
   Shape s;
+  s.n = n;
+  s.kindOf = k;
+  if (c.variable) {
+    s.variable = true;
+    s.parts = parts;
+    std::vector<size_t> weight(n, 1);
+    for (int q = 0; q < n; ++q)
+      weight[q] = parts == Parts::Skewed ? (q % 2 == 0 ? 3 : 1)
+                  : parts == Parts::Zero ? (q == n - 1 ? 0 : 1)
+                                         : 1;
+    size_t sum = 0;
+    for (size_t w : weight)
+      sum += w;
+    const size_t unit = bytes / 2 / sum / 8 * 8;
+    s.counts.resize(n);
+    s.displs.resize(n);
+    for (int q = 0; q < n; ++q) {
+      s.counts[q] = weight[q] * unit;
+      s.displs[q] = q ? s.displs[q - 1] + s.counts[q - 1] : 0;
+    }
+    const size_t t = s.total();
+    s.inElems = k == Kind::AllGather ? s.counts[0] : t;
+    s.outElems = k == Kind::ReduceScatter ? s.counts[0] : t;
+    s.bytes = 2 * t;
+    // The runtime's selection key (launch.cpp selectionBytes): a reduction's
+    // rank input, a packed copy's largest partition; a transposing copy
+    // (AllToAll_v) none: every rank could not agree on a band.
+    size_t most = 0;
+    for (size_t x : s.counts)
+      most = std::max(most, x);
+    s.inputBytes = 2 * (k == Kind::AllGather ? most : t);
+    s.v1Only = k == Kind::AllToAll;
+    return s;
+  }
   if (k == Kind::AllReduce) {
     s.count = bytes / 2 / 8 * 8;
     s.inElems = s.outElems = s.count;
@@ -184,8 +279,37 @@ double rankTraffic(Kind k, double S, int n, bool zeroCopy) {
   return 0;
 }
 
-collcResult_t callOf(const Coll &c, const void *in, void *out, size_t count,
-                     collcComm_t comm, cudaStream_t stream) {
+/// Rank q's call. The _v calls' count arrays live in `s` (the runtime reads
+/// them during the call: they need not outlive it).
+collcResult_t callOf(const Coll &c, const Shape &s, int q, const void *in,
+                     void *out, collcComm_t comm, cudaStream_t stream) {
+  const size_t count = s.count;
+  if (c.variable) {
+    switch (c.kind) {
+    case Kind::AllGather:
+      return collcAllGatherV(in, s.counts[q], out, s.counts.data(),
+                             s.displs.data(), collcBfloat16, comm, stream);
+    case Kind::ReduceScatter:
+      return collcReduceScatterV(in, out, s.counts.data(), collcBfloat16,
+                                 collcSum, comm, stream);
+    case Kind::AllToAll: {
+      const int n = s.n;
+      size_t sc[64], sd[64], rc[64], rd[64];
+      if (n > 64)
+        return collcInvalidArgument;
+      for (int p = 0; p < n; ++p) {
+        sc[p] = s.pair(q, p);
+        sd[p] = s.sendOffset(q, p);
+        rc[p] = s.pair(p, q);
+        rd[p] = s.recvOffset(q, p);
+      }
+      return collcAllToAllV(in, sc, sd, out, rc, rd, collcBfloat16, comm,
+                            stream);
+    }
+    default:
+      return collcInvalidArgument;
+    }
+  }
   switch (c.kind) {
   case Kind::AllReduce:
     return collcAllReduce(in, out, count, collcBfloat16, collcSum, comm,
@@ -428,15 +552,15 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
   const int n = r.n;
   hostIn.resize(n);
   for (int q = 0; q < n; ++q) {
-    hostIn[q].resize(s.inElems);
-    fillInputs(hostIn[q], s.inElems, c.reduces);
-    CUDA(cudaMemcpy(b.in[q], hostIn[q].data(), s.inElems * 2,
+    hostIn[q].resize(s.inOf(q));
+    fillInputs(hostIn[q], s.inOf(q), c.reduces);
+    CUDA(cudaMemcpy(b.in[q], hostIn[q].data(), s.inOf(q) * 2,
                     cudaMemcpyHostToDevice));
-    CUDA(cudaMemset(b.out[q], 0xEE, (s.outElems + kGuard) * 2));
+    CUDA(cudaMemset(b.out[q], 0xEE, (s.outOf(q) + kGuard) * 2));
   }
   CUDA(cudaDeviceSynchronize());
   for (int q = 0; q < n; ++q)
-    if (callOf(c, b.in[q], b.out[q], s.count, r.comms[q], b.streams[q]) !=
+    if (callOf(c, s, q, b.in[q], b.out[q], r.comms[q], b.streams[q]) !=
         collcSuccess) {
       why = "rank " + std::to_string(q) + " call: " + collcGetLastError();
       CUDA(cudaDeviceSynchronize());
@@ -451,13 +575,21 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
       return false;
     }
   }
-  const size_t c0 = s.count, total = s.outElems + kGuard;
-  hostOut.resize(total);
+  const size_t c0 = s.count;
   for (int q = 0; q < n; ++q) {
+    const size_t outElems = s.outOf(q), total = outElems + kGuard;
+    hostOut.resize(total);
     CUDA(cudaMemcpy(hostOut.data(), b.out[q], total * 2,
                     cudaMemcpyDeviceToHost));
+    // The partition p of a _v output element i, and i's place in it.
+    auto partOf = [&](size_t i) {
+      int p = 0;
+      while (p + 1 < n && i >= s.displs[p + 1])
+        ++p;
+      return p;
+    };
     auto want = [&](size_t i) -> uint16_t {
-      if (i >= s.outElems)
+      if (i >= outElems)
         return kPoison;
       auto sum = [&](size_t at) {
         float acc = toFloat(hostIn[0][at]);
@@ -465,6 +597,24 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
           acc = acc + toFloat(hostIn[p][at]);
         return bf16FromFloat(acc);
       };
+      if (s.variable)
+        switch (c.kind) {
+        case Kind::AllGather: {
+          const int p = partOf(i);
+          return hostIn[p][i - s.displs[p]];
+        }
+        case Kind::ReduceScatter:
+          return sum(s.displs[q] + i);
+        case Kind::AllToAll: {
+          // Output i of rank q: from the source p whose block holds it.
+          int p = 0;
+          while (p + 1 < n && i >= s.recvOffset(q, p + 1))
+            ++p;
+          return hostIn[p][s.sendOffset(p, q) + (i - s.recvOffset(q, p))];
+        }
+        default:
+          return kPoison;
+        }
       switch (c.kind) {
       case Kind::AllReduce:
         return sum(i);
@@ -493,7 +643,7 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
       char msg[200];
       std::snprintf(msg, sizeof msg,
                     "rank %d element %zu of %zu%s: got 0x%04x, want 0x%04x", q,
-                    bad, s.outElems, bad >= s.outElems ? " (guard band)" : "",
+                    bad, outElems, bad >= outElems ? " (guard band)" : "",
                     hostOut[bad], want(bad));
       why = msg;
       return false;
@@ -714,12 +864,13 @@ std::string jsonEscape(const std::string &s) {
 /// One (row, collective, ranks, size): check, time, copy, record. False
 /// when the communicators must be re-created (a failed call or replay).
 bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
-             const Coll &c, size_t bytes) {
+             const Coll &c, size_t bytes, Parts parts) {
   const int n = r.n;
-  const Shape s = shapeOf(c.kind, bytes, n);
+  const Shape s = shapeOf(c, bytes, n, parts);
   char what[200];
-  std::snprintf(what, sizeof what, "[%s] %s n%d %zu bytes", row.label.c_str(),
-                c.name, n, s.bytes);
+  std::snprintf(what, sizeof what, "[%s] %s%s%s n%d %zu bytes",
+                row.label.c_str(), c.name, c.variable ? ":" : "",
+                c.variable ? partsName(parts) : "", n, s.bytes);
   std::string why;
   if (!checkOnce(b, r, c, s, why)) {
     std::printf("FAIL %s: %s\n", what, why.c_str());
@@ -730,7 +881,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
   int calls = (int)std::max<long long>(
       1, std::min<long long>(kMaxCalls, callsBytes / (long long)s.bytes));
   const double us = timeAdaptive(b.streams, calls, [&](int q) {
-    return callOf(c, b.in[q], b.out[q], s.count, r.comms[q], b.streams[q]) ==
+    return callOf(c, s, q, b.in[q], b.out[q], r.comms[q], b.streams[q]) ==
            collcSuccess;
   });
   if (us < 0) {
@@ -749,8 +900,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
       return false;
     }
   }
-  const Routed k =
-      routedKernel(m, c.name, n, s.inputBytes, row.force, row.registered());
+  const Routed k = routedKernel(m, c.name, n, s.inputBytes,
+                                s.v1Only ? "v1" : row.force, row.registered());
   // The zero-copy programs' model where they ran (the routed kernel).
   const bool zeroCopy = k.name.find("_zero_copy") != std::string::npos;
   const int ctas = ctasOverride > 0 ? ctasOverride : k.grid > 0 ? k.grid : 16;
@@ -772,7 +923,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         json,
         "{\"collective\": \"%s\", \"dtype\": \"bf16\", \"bytes\": %zu, "
         "\"nranks\": %d, \"implementation\": \"collc\", \"variant\": \"%s\", "
-        "\"us\": %.4f, \"algbw_gbs\": %.4f, \"traffic_bytes\": %.0f, "
+        "\"partitions\": \"%s\", \"us\": %.4f, \"algbw_gbs\": %.4f, \"traffic_bytes\": %.0f, "
         "\"traffic_gbs\": %.4f, \"copy_traffic_gbs\": %.4f, "
         "\"copy_ratio\": %.4f, \"copy_ctas\": %d, \"copy_threads\": %d, "
         "\"kernel\": \"%s\", "
@@ -783,7 +934,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         "\"method\": \"one GPU, ranks in one process (collcCommInitAll), one "
         "stream each, graph of %d calls per rank, %d warm-up and %d timed "
         "replays, max over ranks; bytes = the larger buffer per rank\"}\n",
-        c.name, s.bytes, n, jsonEscape(row.label).c_str(), us, algbw, traffic,
+        c.name, s.bytes, n, jsonEscape(row.label).c_str(),
+        c.variable ? partsName(parts) : "fixed", us, algbw, traffic,
         trafficGbs, copy.us > 0 ? copy.trafficGbs : 0.0, ratio, ctas, threads,
         k.name.c_str(), k.grid, k.threads, s.count, calls, machine.c_str(),
         date.c_str(), jsonEscape(row.module).c_str(), row.force.c_str(),
@@ -802,7 +954,8 @@ int main(int argc, char **argv) {
   unsigned alarmSeconds = 480;
   if (argc < 2) {
     std::printf("usage: collc_bandwidth ROWS [--ranks=2] [--sizes=...] "
-                "[--collectives=...] [--ctas=N] [--threads=T] "
+                "[--collectives=...] [--partitions=...] [--ctas=N] "
+                "[--threads=T] "
                 "[--calls-bytes=B] [--min-replay-us=U] [--alarm=S] "
                 "[--json=FILE --machine=M --date=D]\n");
     return 2;
@@ -812,7 +965,9 @@ int main(int argc, char **argv) {
                                   256ll << 20};
   std::vector<const Coll *> colls;
   for (const Coll &c : kColls)
-    colls.push_back(&c);
+    if (!c.variable)
+      colls.push_back(&c);
+  std::vector<Parts> partsList = {Parts::Even, Parts::Skewed, Parts::Zero};
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char *key) -> const char * {
@@ -837,6 +992,20 @@ int main(int argc, char **argv) {
           return 2;
         }
         colls.push_back(found);
+      }
+    } else if (const char *v = value("--partitions=")) {
+      partsList.clear();
+      std::stringstream ss(v);
+      std::string name;
+      while (std::getline(ss, name, ',')) {
+        if (name != "even" && name != "skewed" && name != "zero") {
+          std::printf("FATAL unknown partitions '%s' (even, skewed, zero)\n",
+                      name.c_str());
+          return 2;
+        }
+        partsList.push_back(name == "even"     ? Parts::Even
+                            : name == "skewed" ? Parts::Skewed
+                                               : Parts::Zero);
       }
     } else if (const char *v = value("--ctas="))
       ctasOverride = std::atoi(v);
@@ -953,10 +1122,12 @@ int main(int argc, char **argv) {
         continue;
       }
       for (const Coll *c : colls) {
-        for (long long bytes : sizes) {
+        for (long long bytes : sizes)
+          for (Parts parts : c->variable ? partsList
+                                         : std::vector<Parts>{Parts::Even}) {
           if (!alive)
             break;
-          if (measure(b, r, row, manifest, *c, (size_t)bytes))
+          if (measure(b, r, row, manifest, *c, (size_t)bytes, parts))
             continue;
           // The communicators refuse calls after an error: new ones.
           finishRanks(r, /*abort=*/true);

@@ -19,8 +19,15 @@ records of bench/bandwidth/bandwidth.cpp:
    "collc registered", the library with registered buffers: the zero-copy
    programs), which table 1 also lists.
 
+4. with --variable=VJSON (the bench's _v run, its log beside it as .log):
+   AllGather_v, ReduceScatter_v and AllToAll_v with even, skewed and
+   zero-sized partitions, each row's algbw at every size against the fixed
+   collective's in the same row of JSON (issue 11: "V variants at the same
+   bandwidth as the fixed ones").
+
 usage: table.py ROWS JSON [LOG] [--main=collc] [--v1=v1] [--size=268435456]
                 [--ranks=2] [--registered="collc registered"]
+                [--variable=VJSON]
 LOG (the bench's output) gives the FAIL and SKIP lines: a configuration
 that failed its check shows FAIL, not a time.
 """
@@ -70,6 +77,70 @@ def kernel_label(rec):
     else:
         k = name
     return f"{k} {rec.get('grid', '?')}x{rec.get('threads', '?')}"
+
+
+VARIABLE = ["all_gather_v", "reduce_scatter_v", "all_to_all_v"]
+PARTS = ["even", "skewed", "zero"]
+FAIL_V_RE = re.compile(r"^FAIL \[(.*?)\] (\w+):(\w+) n(\d+) (\d+) bytes: ")
+
+
+def variable_table(path, fixed):
+    """Table 4: the _v run's records against the fixed collectives'."""
+    try:
+        records = [json.loads(l) for l in open(path) if l.strip()]
+    except OSError:
+        print(f"\nNo _v records ({path} unreadable).")
+        return
+    fails = set()
+    try:
+        for line in open(path[:-5] + ".log" if path.endswith(".json")
+                         else path + ".log"):
+            m = FAIL_V_RE.match(line)
+            if m:
+                fails.add((m.group(1), m.group(2), m.group(3), int(m.group(4)),
+                           int(m.group(5))))
+    except OSError:
+        pass
+    v = {}
+    for r in records:
+        if r["implementation"] != "copy":
+            v[(r["variant"], r["collective"], r.get("partitions", "?"),
+               r["nranks"], r["bytes"])] = r
+    labels = []
+    for k in v:
+        if k[0] not in labels:
+            labels.append(k[0])
+    for n in sorted({k[3] for k in v} | {k[3] for k in fails}):
+        sizes = sorted({k[4] for k in v if k[3] == n} |
+                       {k[4] for k in fails if k[3] == n})
+        print(f"\n_v collectives, {n} ranks: algbw GB/s (in parentheses: "
+              "its ratio to the fixed collective's algbw in the same row and "
+              "run at the same size; partitions: even = the fixed shape, skewed = 3:1, "
+              "zero = the last rank's partition empty):\n")
+        print("| collective | row | partitions | kernel | " +
+              " | ".join(fmt_size(s) for s in sizes) + " |")
+        print("|---|---|---|---|" + "---|" * len(sizes))
+        for coll in VARIABLE:
+            for label in labels:
+                for parts in PARTS:
+                    cells, kernels = [], []
+                    for s in sizes:
+                        r = v.get((label, coll, parts, n, s))
+                        if r is None:
+                            cells.append("FAIL" if (label, coll, parts, n, s)
+                                         in fails else "-")
+                            continue
+                        k = kernel_label(r)
+                        if k not in kernels:
+                            kernels.append(k)
+                        f = fixed.get((label, coll[:-2], n, s))
+                        cells.append("%.1f%s" % (r["algbw_gbs"], " (%.2fx)" % (
+                            r["algbw_gbs"] / f["algbw_gbs"]) if f else ""))
+                    if all(x == "-" for x in cells):
+                        continue
+                    print(f"| {coll} | {label} | {parts} | "
+                          f"{', '.join(kernels) or '-'} | " +
+                          " | ".join(cells) + " |")
 
 
 def main():
@@ -228,6 +299,8 @@ def main():
                                  else "-")
                 print(f"| copy | {ctas}x{threads} per rank | " +
                       " | ".join(cells) + " |")
+    if "variable" in opts:
+        variable_table(opts["variable"], collc)
     for line in skips:
         print(f"\n{line}")
     if notes:

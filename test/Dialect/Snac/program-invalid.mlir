@@ -50,6 +50,28 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots 
 
 // -----
 
+// Only a chunked flag program keeps several vectors in flight per thread.
+// expected-error@+1 {{policy grain must be 8 or 16 bytes, got 128}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 1, threads = 32, grain = 128, pdl = false> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy grain of a chunked flag program must be a multiple of 16 bytes up to 256 (vectors in flight per thread), got 512}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 1, threads = 32, grain = 512, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy grain of a chunked flag program must be a multiple of 16 bytes up to 256 (vectors in flight per thread), got 40}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 1, threads = 32, grain = 40, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
 // expected-error@+1 {{expected 'true' or 'false', got 'yes'}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 1, threads = 32, grain = 8, pdl = yes> {
 ^bb0(%r: index, %n: index):

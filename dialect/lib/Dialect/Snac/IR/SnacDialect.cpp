@@ -118,8 +118,18 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "policy threads must be a multiple of 32 up to "
                           "1024, got "
                        << threads;
-  if (grain != 0 && (grain % 8 != 0 || grain > 16))
+  // A chunked flag program keeps grain / 16 vectors in flight per thread
+  // (per source for a reduction): more than 16 cannot stay in registers.
+  // Elsewhere a thread-step moves one unit: an LL16 packet's 8 bytes or 16.
+  if (encoding == Encoding::flag && chunk > 0) {
+    if (grain != 0 && (grain % 16 != 0 || grain > 256))
+      return emitError() << "policy grain of a chunked flag program must be "
+                            "a multiple of 16 bytes up to 256 (vectors in "
+                            "flight per thread), got "
+                         << grain;
+  } else if (grain != 0 && (grain % 8 != 0 || grain > 16)) {
     return emitError() << "policy grain must be 8 or 16 bytes, got " << grain;
+  }
   // A chunk is whole 16-byte units of every encoding's payload, so a CTA's
   // part starts on a unit of the partition.
   if (chunk < 0 || chunk % 16 != 0)

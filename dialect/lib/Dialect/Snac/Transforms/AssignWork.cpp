@@ -21,8 +21,13 @@ using namespace mlir;
 using namespace collc::snac;
 
 /// Payload bytes per thread-step: an LL16 packet carries 8 bytes beside its
-/// sequence; flag and sentinel move one 16-byte vector.
-static int64_t grainOf(Encoding encoding) {
+/// sequence; flag and sentinel move one 16-byte vector; a chunked flag
+/// program's thread keeps 8 of them in flight (the Atom's register path: a
+/// CTA then moves about 2.4x what one vector in flight does,
+/// runtime/include/collc/device/THROUGHPUT.md).
+static int64_t grainOf(Encoding encoding, bool chunked) {
+  if (encoding == Encoding::flag && chunked)
+    return 128;
   return encoding == Encoding::ll16 ? 8 : 16;
 }
 
@@ -69,7 +74,8 @@ struct SnacAssignWorkPass
     }
     for (auto program : module.getOps<ProgramOp>()) {
       PolicyAttr p = program.getPolicy();
-      int64_t grain = p.getGrain() ? p.getGrain() : grainOf(p.getEncoding());
+      int64_t grain =
+          p.getGrain() ? p.getGrain() : grainOf(p.getEncoding(), p.isChunked());
       int64_t thr = p.getThreads()       ? p.getThreads()
                     : p.isChunked() ? int64_t(chunkedThreads)
                                          : int64_t(threads);

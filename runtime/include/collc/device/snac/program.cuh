@@ -306,14 +306,22 @@ class Program {
   static constexpr unsigned long long kSubBytes =
       Enc == Encoding::ll16 ? 2ull * ChunkBytes : ChunkBytes;
   static constexpr long long kUnitLanes = kUnitBytes / (long long)sizeof(E);
-  static constexpr int kCopyUnroll = 8;
-  static constexpr int kReduceUnroll = N >= 16 ? 1 : 16 / N < 8 ? 16 / N : 8;
+  /// FLAG chunked: Grain (the policy's grain / 16; 8 by default) vectors in
+  /// flight per thread for a copy, and for a reduction per source at most
+  /// that and about 16 in all.
+  static constexpr int kCopyUnroll = Grain;
+  static constexpr int kReduceUnrollMost =
+      N >= 16 ? 1 : 16 / N < 8 ? 16 / N : 8;
+  static constexpr int kReduceUnroll =
+      Grain < kReduceUnrollMost ? Grain : kReduceUnrollMost;
   /// Zero-copy reductions keep half as many units in flight from 4 ranks
   /// on, and for 4-byte elements: the peers' pointers and alignment flags
   /// take the registers (kReduceUnroll spilled at 4 ranks, and for f32 at
   /// 2, 512 threads, sm_90).
+  static constexpr int kPeerReduceUnrollMost =
+      N <= 2 && sizeof(E) < 4 ? kReduceUnrollMost : N >= 8 ? 1 : 8 / N;
   static constexpr int kPeerReduceUnroll =
-      N <= 2 && sizeof(E) < 4 ? kReduceUnroll : N >= 8 ? 1 : 8 / N;
+      Grain < kPeerReduceUnrollMost ? Grain : kPeerReduceUnrollMost;
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
@@ -1159,7 +1167,7 @@ private:
         whole, [&](int i) { return reinterpret_cast<const Pack16 *>(src)[i]; },
         store);
     const bool aligned8 = (a & 7u) == 0;
-    detail::cta_units<kCopyUnroll / 2>(
+    detail::cta_units<(kCopyUnroll > 1 ? kCopyUnroll / 2 : 1)>(
         static_cast<int>(unitsOf(n, 16)) - whole,
         [&](int i) {
           return load16(src, (long long)(whole + i) * kLanes16, n, aligned8);
