@@ -52,6 +52,9 @@ struct OneShot {
   /// A rooted collective's: the runtime shapes the `_v` sizes from the
   /// call's and the root (snac.program's `root`).
   Root root = Root::none;
+  /// A rooted collective of fixed sizes carried by a `_v` exchange: its one
+  /// nonzero size (the count) is in every rank's row or column.
+  bool carriesFixed = false;
 };
 
 } // namespace
@@ -117,6 +120,7 @@ static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
     OneShot c = *shot;
     c.input = in;
     c.output = out;
+    c.carriesFixed = !isVariable(shot->input) && !isVariable(shot->output);
     return c;
   };
   Layout in = fixedLayout(shot->input), out = fixedLayout(shot->output);
@@ -148,10 +152,12 @@ static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
 /// reduces (its partitions have one size on every rank). A transposing `_v`
 /// copy (AllToAll_v, and the Scatter and Gather it carries) is none of
 /// these: two ranks could count different steps and wait for each other's
-/// missing ones.
+/// missing ones. But a fixed-size Scatter or Gather it carries is: the
+/// root's row (Scatter) or column (Gather) holds the count, and it is in
+/// every rank's column or row.
 static bool chunkable(const OneShot &shot) {
   return fixedLayout(shot.input) == Layout::packed ||
-         shot.consume == ConsumeOp::reduce ||
+         shot.consume == ConsumeOp::reduce || shot.carriesFixed ||
          (!isVariable(shot.input) && !isVariable(shot.output));
 }
 
