@@ -34,9 +34,10 @@
 // input: every rank's size), ce = SimOptions::chunkUnits units; step s has
 // epoch base + s + 1 (base: the rank's steps in its earlier calls), so the
 // slot rotates every step. CTA h's part of an op in step s is elements
-// [(s * W + h) * c, + c) of the partition, c = min(ce, ceil(M / (steps *
-// W)) rounded up to a unit) (balanced parts, as the device's: a call below
-// a step spreads over every CTA), in units h * U + u of the
+// [(s * W + h) * c, + c) of the partition, c = min(ce, ceil(count /
+// (steps * W)) rounded up to a unit), count the partition's (parts
+// balanced per partition, as the device's: a call below a step spreads
+// over every CTA, skewed partitions too), in units h * U + u of the
 // region (U = chunk units; flag: one segment, ready word h), an empty part
 // one padding unit. Units record their writer's call and step, so ranks
 // that count different steps are caught even where epochs coincide.
@@ -300,10 +301,10 @@ private:
   int64_t largestAt(const std::vector<std::vector<int64_t>> &m,
                     int rank) const;
   int64_t stepsAt(const std::vector<std::vector<int64_t>> &m, int rank) const;
-  /// The elements of a CTA's part in a chunked call of `steps` steps:
-  /// min(ce, ceil(M / (steps * W)) rounded up to a unit), as the device's.
-  int64_t partAt(const std::vector<std::vector<int64_t>> &m, int rank,
-                 int64_t steps) const;
+  /// The elements of a CTA's part of a partition of `count` elements in a
+  /// chunked call of `steps` steps: min(ce, ceil(count / (steps * W))
+  /// rounded up to a unit), as the device's.
+  int64_t partFor(int64_t count, int64_t steps) const;
   /// "call 2", or "call 2 step 1" in a chunked program: for messages.
   std::string when(int call, int64_t step) const {
     return chunked ? formatv("call {0} step {1}", call, step).str()
@@ -398,8 +399,6 @@ private:
   /// before it (the steps of the earlier calls): epoch of step s = base +
   /// s + 1.
   std::vector<std::vector<int64_t>> stepsOf, baseOf;
-  /// [call][rank]: the elements of a CTA's part (chunked; balanced).
-  std::vector<std::vector<int64_t>> partOf;
   std::vector<std::vector<std::vector<uint32_t>>> inputs;
   std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
 
@@ -565,15 +564,12 @@ bool ProgramSimulator::prepare() {
                        : sim::randomInput(model, o.type, g.total, callSeed, r));
     }
     // The steps of the call at each rank, and the CTA counter before it.
-    std::vector<int64_t> stepCounts(n), bases(n, 0), parts(n, ce);
+    std::vector<int64_t> stepCounts(n), bases(n, 0);
     for (int r = 0; r < n; ++r) {
       stepCounts[r] = stepsAt(m, r);
-      if (chunked)
-        parts[r] = partAt(m, r, stepCounts[r]);
       if (call > 0)
         bases[r] = baseOf.back()[r] + stepsOf.back()[r];
     }
-    partOf.push_back(std::move(parts));
     stepsOf.push_back(std::move(stepCounts));
     baseOf.push_back(std::move(bases));
     callArgs.push_back(args);
@@ -720,10 +716,9 @@ int64_t ProgramSimulator::stepsAt(const std::vector<std::vector<int64_t>> &m,
   return std::max<int64_t>(1, (largestAt(m, rank) + W * ce - 1) / (W * ce));
 }
 
-int64_t ProgramSimulator::partAt(const std::vector<std::vector<int64_t>> &m,
-                                 int rank, int64_t steps) const {
+int64_t ProgramSimulator::partFor(int64_t count, int64_t steps) const {
   const int64_t per = steps * W;
-  int64_t c = (largestAt(m, rank) + per - 1) / per;
+  int64_t c = (count + per - 1) / per;
   c = (c + unitElems - 1) / unitElems * unitElems;
   return std::clamp<int64_t>(c, unitElems, ce);
 }
@@ -756,12 +751,12 @@ bool ProgramSimulator::shareOf(Operation *op, int64_t count, const StepCtx &c,
     return true;
   }
   // Chunked: CTA h's part of step s is [lo, hi), lo = (s * W + h) * pe,
-  // pe the call's balanced part, in its own sub-region (units h * U ...);
-  // an empty part is one padding unit (flag: the ready word alone), word
-  // index h.
+  // pe the partition's balanced part, in its own sub-region (units h * U
+  // ...); an empty part is one padding unit (flag: the ready word alone),
+  // word index h.
   int call = c.call;
   int64_t steps = stepsOf[call][c.rank];
-  int64_t pe = partOf[call][c.rank];
+  int64_t pe = partFor(count, steps);
   if (count > steps * W * pe)
     return fail(op, formatv("{0}: rank {1} moves a partition of {2} elements "
                             "in {3} steps of {4} CTAs x {5} elements: the "

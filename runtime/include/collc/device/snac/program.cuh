@@ -43,10 +43,12 @@
 /// e0.step(s) (value e0 + s; finish(e0.step(steps() - 1))). A call of M
 /// elements at most (the largest size-vector word, the same on every rank)
 /// has steps = max(1, ceil(M / (H * C / sizeof(E)))), and its parts are
-/// balanced: c = min(C / sizeof(E), ceil(M / (steps * H)) rounded up to
-/// 16 bytes), so a call below a step still spreads over every CTA. In step
-/// s, CTA h of the grid's H moves elements [lo, min(lo + c, count)),
-/// lo = (s * H + h) * c, of every partition (an empty part: a put
+/// balanced per partition: a partition of `count` elements has parts of
+/// c = min(C / sizeof(E), ceil(count / (steps * H)) rounded up to 16
+/// bytes), so a call below a step still spreads over every CTA, and skewed
+/// partitions give every CTA about the same work. In step s, CTA h of the
+/// grid's H moves elements [lo, min(lo + c, count)), lo = (s * H + h) * c,
+/// of every partition (an empty part: a put
 /// publishes one padding unit, a take waits for it, so every (source,
 /// consumer, CTA) triple exchanges readiness every step and two slots stay
 /// enough), into sub-region h (at h * C, LL16 h * 2C) of the region, unit u
@@ -332,8 +334,7 @@ public:
                          : (long long)blockIdx.x * blockDim.x + threadIdx.x),
         threads_(kChunked ? (long long)blockDim.x
                           : (long long)gridDim.x * blockDim.x),
-        counter_(p.counters + blockIdx.x), steps_(stepsOf(sizes)),
-        partElems_(partElemsOf(sizes, steps_)) {}
+        counter_(p.counters + blockIdx.x), steps_(stepsOf(sizes)) {}
 
   /// griddepcontrol.wait on sm_90+ (the previous kernel on the stream has
   /// ended and its writes are visible); stream order alone on sm_80.
@@ -987,27 +988,25 @@ private:
     }
   }
 
-  /// Chunked: the elements of a CTA's part this call, ceil(M / (steps * H))
-  /// rounded up to 16 bytes, at most the chunk: a call smaller than a step
-  /// spreads over every CTA instead of filling the first ones' chunks.
-  COLLC_DEVICE_INLINE static long long partElemsOf(const Sizes<N> &sizes,
-                                                   long long steps) {
-    if constexpr (!kChunked) {
-      (void)sizes;
-      (void)steps;
-      return 0;
-    } else {
-      const long long per = steps * (long long)gridDim.x;
-      long long c = (largestOf(sizes) + per - 1) / per;
-      c = (c + kLanes16 - 1) / kLanes16 * kLanes16;
-      return c < kLanes16 ? kLanes16 : c > kChunkElems ? kChunkElems : c;
-    }
+  /// Chunked: the elements of a CTA's part of a partition of `count`
+  /// elements in every step, ceil(count / (steps * H)) rounded up to 16
+  /// bytes, at most the chunk (count <= M): each partition spreads over
+  /// every CTA and step by its own size, so a CTA's work in a step is about
+  /// the call's total / (steps * H) however the partitions are skewed, and
+  /// a call smaller than a step still uses every CTA. Producer and consumer
+  /// of a partition know its count (the size vector's row and column).
+  COLLC_DEVICE_INLINE long long partElemsOf(long long count) const {
+    const long long per = steps_ * (long long)gridDim.x;
+    long long c = (count + per - 1) / per;
+    c = (c + kLanes16 - 1) / kLanes16 * kLanes16;
+    return c < kLanes16 ? kLanes16 : c > kChunkElems ? kChunkElems : c;
   }
 
   /// Chunked: narrows a partition (`ptr`, `count`) to this CTA's part in the
-  /// epoch's step, elements [lo, min(lo + c, count)), c = partElems_, and
-  /// returns lo, the same for every partition (error records); a part past
-  /// the end gets count 0 and keeps ptr. Unchunked: 0, nothing narrowed.
+  /// epoch's step, elements [lo, min(lo + c, count)), c =
+  /// partElemsOf(count), and returns lo (error records count from the
+  /// partition's start); a part past the end gets count 0 and keeps ptr.
+  /// Unchunked: 0, nothing narrowed.
   template <class P>
   COLLC_DEVICE_INLINE long long narrow(Epoch e, P *&ptr,
                                        long long &count) const {
@@ -1017,7 +1016,7 @@ private:
       (void)count;
       return 0;
     } else {
-      const long long c = partElems_;
+      const long long c = partElemsOf(count);
       const long long lo = (e.stepIndex * gridDim.x + blockIdx.x) * c;
       const long long left = count - lo;
       count = left <= 0 ? 0 : left < c ? left : c;
@@ -1671,8 +1670,8 @@ private:
   const collcWindowParams win_;
   const long long thread_, threads_;
   u64 *const counter_;
-  /// Chunked: the call's steps and the elements of a CTA's part (balanced).
-  const long long steps_, partElems_;
+  /// Chunked: the call's steps.
+  const long long steps_;
   bool failed_ = false;
   /// Chunked: a region was read or output stored since the last barrier.
   bool dirty_ = false;
