@@ -151,7 +151,11 @@ struct PStep {
     Use,
     /// Zero-copy: read a unit of the source's own buffer, where the ready
     /// word `word` (slot `slot`) says its partition is.
-    PeerRead
+    PeerRead,
+    /// Staged chunked flag: a take from this rank itself reads the part it
+    /// put to itself where it lies (its input, or output when `forward`),
+    /// at `from`: no region, no ready word.
+    SelfRead
   } kind;
   Operation *op;
   int peer = -1;     // Put, Word: target rank; others: source rank
@@ -208,6 +212,9 @@ struct BufferInfo {
   int firstSlot = 0, slots = 0;
   /// Zero-copy: the regions are the producers' own buffers.
   bool inPlace = false;
+  /// Staged chunked flag: a rank's part for itself may skip this buffer
+  /// (receive buffers 0 and 1, as the device's kSelfBuffers).
+  bool selfDirect = false;
   /// For its geometry (getSizeEntry: the one home of that rule).
   mutable snac::ProgramBufferOp op;
 };
@@ -329,6 +336,22 @@ private:
   bool agentCanStep(Agent &a) override;
   bool stepAgent(Agent &agent) override;
   bool peerRead(Agent &agent, const PStep &s);
+  bool selfRead(Agent &agent, const PStep &s);
+  /// Whether rank `rank`'s call `call` reads its own parts where they lie
+  /// (receive buffers with selfDirect). The device decides by alignment
+  /// (program.cuh recordSelf: 16-byte aligned, whole vectors), which the
+  /// model has no addresses for: it takes both paths, by the parity of
+  /// call + rank, so every run has ranks of each kind.
+  static bool selfDirectCall(int call, int rank) {
+    return (call + rank) % 2 == 0;
+  }
+  /// Unrolling one step of one CTA: per receive buffer, where the part the
+  /// CTA put to itself lies (forwarded: in the output), for its takes.
+  struct SelfSource {
+    bool forward = false;
+    int64_t from = 0;
+  };
+  std::map<const BufferInfo *, SelfSource> selfSources;
   /// snac.retire: this CTA's word to every rank, then every rank's awaited.
   void retireSteps(Operation *op, std::vector<PStep> &steps, const StepCtx &c);
   bool stepHost(int rank) override;
@@ -444,6 +467,8 @@ bool ProgramSimulator::prepare() {
     info.inPlace = b.getInPlace();
     if (b.getKind() == snac::BufferKind::receive) {
       info.firstSlot = program.getReceiveIndex(b) * slots;
+      info.selfDirect = chunked && encoding == kFlag && !b.getInPlace() &&
+                        program.getReceiveIndex(b) < 2;
       // Test only: this buffer alone reuses its slot one call early.
       auto fault = b->getAttrOfType<StringAttr>("snac.test_fault");
       info.slots = fault && fault.getValue() == "program-early-slot-reuse"
@@ -846,8 +871,14 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
       }
     return true;
   }
+  const bool self = dst->selfDirect && selfDirectCall(call, rank) &&
+                    llvm::is_contained(targets, rank);
+  if (self)
+    selfSources[dst] = SelfSource{forward, from};
   for (const Share::Segment &seg : share.segments)
     for (int t : targets) {
+      if (self && t == rank)
+        continue;
       for (const Slice &u : seg.units) {
         PStep s = base;
         s.peer = t;
@@ -924,6 +955,20 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
   for (const Share::Segment &seg : share.segments) {
     if (encoding == kFlag) {
       for (int p : sources) {
+        if (p == rank && rx->selfDirect && selfDirectCall(call, rank)) {
+          auto self = selfSources.find(rx);
+          if (self == selfSources.end())
+            return fail(op, formatv("{0}: rank {1} takes its own part of "
+                                    "'{2}' before it put one this step",
+                                    when(call, c.step), rank,
+                                    srcRef.getValue()));
+          for (const Slice &u : seg.units) {
+            read(PStep::SelfRead, p, u);
+            steps.back().from = self->second.from + u.offset;
+            steps.back().forward = self->second.forward;
+          }
+          continue;
+        }
         PStep w = base;
         w.kind = PStep::AwaitWord;
         w.peer = p;
@@ -1027,6 +1072,7 @@ bool ProgramSimulator::unroll(int id, int call, std::vector<PStep> &steps) {
     env[program.getRank()] = rank;
     env[program.getWorldSize()] = n;
     StepCtx c{rank, agents[id].worker, call, s, baseOf[call][rank] + s + 1};
+    selfSources.clear();
     if (!evalBlock(program.getBody().front(), env, steps, c))
       return false;
   }
@@ -1346,8 +1392,45 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   }
   case PStep::PeerRead:
     return peerRead(agent, s);
+  case PStep::SelfRead:
+    return selfRead(agent, s);
   }
   llvm_unreachable("unknown step");
+}
+
+/// Staged chunked flag: a unit of the part this rank put to itself, read
+/// from its own input (or, forwarded, its output) with no wait. The input
+/// is the call's (the host rewrites it only between calls); a forwarded
+/// element must have been written this call by this CTA (the device orders
+/// it by the CTA's barrier, not by a ready word).
+bool ProgramSimulator::selfRead(Agent &agent, const PStep &s) {
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  const std::vector<uint32_t> &buf =
+      s.forward ? outputs[agent.rank] : inputs[call][agent.rank];
+  Unit u;
+  u.elems.resize(std::max<int64_t>(1, s.count));
+  for (int64_t i = 0; i < s.count; ++i) {
+    int64_t at = s.from + i;
+    if (at < 0 || at >= static_cast<int64_t>(buf.size()))
+      return fail(s.op, formatv("{0}: {1} reads element {2} of its own {3}, "
+                                "which has {4}",
+                                when(call, s.step), who(me), at,
+                                s.forward ? "output" : "input", buf.size()));
+    if (s.forward && (written[agent.rank][at] != call ||
+                      writtenBy[agent.rank][at] != me))
+      return fail(s.op, formatv("{0}: {1} reads element {2} of its own "
+                                "output, which {3}",
+                                when(call, s.step), who(me), at,
+                                written[agent.rank][at] != call
+                                    ? std::string("is not written yet this "
+                                                  "call")
+                                    : "was written by " +
+                                          who(writtenBy[agent.rank][at])));
+    u.elems[i] = buf[at];
+  }
+  statistics.elements += s.count;
+  return consume(agent, s, u);
 }
 
 /// Zero-copy: a unit of the source's own input (or, forwarded, output),
@@ -1683,6 +1766,10 @@ void ProgramSimulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
   }
   case PStep::Use:
     // The agent's own snapshot and outputs only.
+    break;
+  case PStep::SelfRead:
+    // The rank's own input (fixed for the call) or output written by this
+    // CTA (checked by selfRead): nothing another agent writes.
     break;
   case PStep::PeerRead:
     // Not a race the search reverses: the source's host rewrites its

@@ -1,6 +1,6 @@
 // RUN: collc-opt %s --coll-derive-programs | FileCheck %s
 // RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=4096 protocol=sentinel" | FileCheck %s --check-prefix=OPTS
-// Exactly the seven below are chunked; with the option 0 only the one whose
+// Exactly the nine below are chunked; with the option 0 only the one whose
 // spec sets its chunk.
 // RUN: collc-opt %s --coll-derive-programs="zero-copy-chunk-bytes=0" | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=WHICH
 // RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0 zero-copy-chunk-bytes=0" | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=NONE
@@ -30,6 +30,8 @@
 // WHICH-NEXT: @reduce_scatter_v
 // WHICH-NEXT: @broadcast
 // WHICH-NEXT: @reduce
+// WHICH-NEXT: @scatter
+// WHICH-NEXT: @gather
 // WHICH-NOT:  @
 // NONE:       @reduce_scatter
 // NONE-NOT:   @
@@ -43,6 +45,8 @@
 // ZCWHICH: @reduce_scatter_v
 // ZCWHICH: @broadcast
 // ZCWHICH: @reduce
+// ZCWHICH: @scatter
+// ZCWHICH: @gather
 // ZCWHICH-NOT: @
 // ZC-LABEL: snac.program for @all_gather variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true, chunk = 1073741824> {
 // ZC-NEXT:  ^bb0(%rank: index, %n: index):
@@ -129,7 +133,8 @@ coll.collective @all_to_all_v types [bf16] ranks [2] {
 }
 
 // Rooted: Broadcast (AllGather_v carrier) and Reduce (ReduceScatter_v)
-// chunked; Scatter and Gather (AllToAll_v) not.
+// chunked; Scatter and Gather (AllToAll_v, not chunked itself) too: their
+// sizes are fixed.
 // CHECK-LABEL: snac.program for @broadcast variant one_shot root producer policy #snac.policy<encoding = flag, {{.*}}, chunk = 131072>
 // OPTS-LABEL:  snac.program for @broadcast variant one_shot root producer policy #snac.policy<encoding = sentinel, {{.*}}, chunk = 4096>
 coll.collective @broadcast types [bf16] ranks [2] {

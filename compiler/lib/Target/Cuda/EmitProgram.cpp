@@ -419,11 +419,18 @@ void ProgramEmitter::emitKernel(const std::string &name,
   // geometry whose offsets differ from the device API's default.
   bool outputByRow =
       !output.isPacked() && output.getSizes() == snac::SizeSide::row;
+  // Partitions of different sizes (a `_v` buffer) take parts by their own
+  // size, not the largest's (program.cuh partElemsOf): one division per op
+  // and step, which fixed-size programs do without.
+  const bool perPartParts = program.hasVariablePartitions();
   std::string tail;
   if (policy.isChunked())
-    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}{2}",
+    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}{2}{3}",
                    outputByRow ? "true" : "false", policy.getChunk(),
-                   zeroCopy ? ", /*InPlace=*/true" : "")
+                   zeroCopy       ? ", /*InPlace=*/true"
+                   : perPartParts ? ", /*InPlace=*/false"
+                                  : "",
+                   perPartParts ? ", /*PerPartParts=*/true" : "")
                .str();
   else if (outputByRow)
     tail = ", /*OutputByRow=*/true";

@@ -215,6 +215,16 @@ bool ProgramOp::isInputPacked() {
   return input && input.isPacked();
 }
 
+bool ProgramOp::hasVariablePartitions() {
+  for (auto buffer : getBody().getOps<ProgramBufferOp>()) {
+    Layout l = buffer.getLayout();
+    if (l == Layout::packed_v || l == Layout::scattered_v ||
+        l == Layout::transposed_v)
+      return true;
+  }
+  return false;
+}
+
 void ProgramOp::getAsmBlockArgumentNames(Region &region,
                                          OpAsmSetValueNameFn setName) {
   if (region.empty() || region.front().getNumArguments() != 2)

@@ -264,12 +264,15 @@ COLLC_DEVICE_INLINE void cta_units(int units, Load &&load, Store &&store) {
 /// ChunkBytes the bytes a CTA moves per partition per step (0: not chunked;
 /// see the file comment), InPlace whether the receive buffers are in place
 /// (zero-copy: consumers read the producers' registered buffers, see
-/// expose and retire). The constructor does address arithmetic only (no
+/// expose and retire), PerPartParts whether a chunked CTA's parts are sized
+/// by each partition's count (partitions of different sizes, `_v`) rather
+/// than the largest. The constructor does address arithmetic only (no
 /// load), so it belongs before wait_previous().
 template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
           bool Speculate = false, bool OutputByRow = false,
-          long long ChunkBytes = 0, bool InPlace = false>
+          long long ChunkBytes = 0, bool InPlace = false,
+          bool PerPartParts = false>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
   // Zero-copy readiness is one word per CTA and step: flag, chunked.
@@ -324,6 +327,15 @@ class Program {
       N <= 2 && sizeof(E) < 4 ? kReduceUnrollMost : N >= 8 ? 1 : 8 / N;
   static constexpr int kPeerReduceUnroll =
       Grain < kPeerReduceUnrollMost ? Grain : kPeerReduceUnrollMost;
+  /// Staged chunked FLAG: a rank's part for itself is not staged. A put
+  /// skips its own region (no copy, no ready word) and records where the
+  /// part is; a take from itself reads it there, as a zero-copy take reads
+  /// a peer's. That saves a write and a read of every byte a rank keeps
+  /// (half of an AllGather's output at 2 ranks). Receive buffers
+  /// [0, kSelfBuffers) of a program; later ones (none derived) stage.
+  static constexpr bool kSelfDirect =
+      kChunked && Enc == Encoding::flag && !InPlace;
+  static constexpr int kSelfBuffers = 2;
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
@@ -334,7 +346,8 @@ public:
                          : (long long)blockIdx.x * blockDim.x + threadIdx.x),
         threads_(kChunked ? (long long)blockDim.x
                           : (long long)gridDim.x * blockDim.x),
-        counter_(p.counters + blockIdx.x), steps_(stepsOf(sizes)) {}
+        counter_(p.counters + blockIdx.x), steps_(stepsOf(sizes)),
+        partElems_(largestPartOf(sizes, steps_)) {}
 
   /// griddepcontrol.wait on sm_90+ (the previous kernel on the stream has
   /// ended and its writes are visible); stream order alone on sm_80.
@@ -667,9 +680,16 @@ public:
       dirty_ = true;
     } else if constexpr (Enc == Encoding::flag && kChunked) {
       const long long lo = narrow(e, dst, count);
+      // From itself: no word; the barrier (in chunkAcquire) orders a
+      // forward's reads after the CTA's writes of it.
       if (!chunkAcquire(op, e, src, src + 1, lo))
         return;
-      chunkCopyIn(subOffset(myRegion(slot(e), src)), dst, count);
+      if (fromSelf(e, src)) {
+        if (count > 0)
+          peerCopyIn(selfPart(e, lo), dst, count);
+      } else {
+        chunkCopyIn(subOffset(myRegion(slot(e), src)), dst, count);
+      }
       dirty_ = true;
     } else if constexpr (Enc == Encoding::flag) {
       char *region = myRegion(slot(e), src);
@@ -724,8 +744,13 @@ public:
           if (c > 0)
             peerCopyIn(peerPart(e, q) + lo, d, c);
         } else {
-          chunkCopyIn(subOffset(mine + collcRxOffset(s, q, N, RegionBytes)),
-                      d, c);
+          if (fromSelf(e, q)) {
+            if (c > 0)
+              peerCopyIn(selfPart(e, lo), d, c);
+          } else {
+            chunkCopyIn(subOffset(mine + collcRxOffset(s, q, N, RegionBytes)),
+                        d, c);
+          }
         }
       }
       dirty_ = true;
@@ -786,7 +811,9 @@ public:
     } else if constexpr (Enc == Encoding::flag && kChunked) {
       if (!chunkAcquire(op, e, 0, N, first))
         return;
-      chunkReduceIn<kOp>(s, dst, count);
+      // Its own part where it lies, read as a region (recordSelf).
+      chunkReduceIn<kOp>(s, dst, count,
+                         selfDirect(e) ? selfPart(e, first) : nullptr);
       dirty_ = true;
     } else if constexpr (Enc != Encoding::flag) {
       const uint32_t seq = seqOf(e);
@@ -995,9 +1022,38 @@ private:
   /// the call's total / (steps * H) however the partitions are skewed, and
   /// a call smaller than a step still uses every CTA. Producer and consumer
   /// of a partition know its count (the size vector's row and column).
+  /// Chunked, fixed sizes: partElemsOf(M) (M the largest size-vector
+  /// word), by one 64-bit division in the constructor: every partition is
+  /// M elements or empty.
+  COLLC_DEVICE_INLINE static long long largestPartOf(const Sizes<N> &sizes,
+                                                     long long steps) {
+    if constexpr (!kChunked || PerPartParts) {
+      (void)sizes;
+      (void)steps;
+      return 0;
+    } else {
+      const long long per = steps * (long long)gridDim.x;
+      long long c = (largestOf(sizes) + per - 1) / per;
+      c = (c + kLanes16 - 1) / kLanes16 * kLanes16;
+      return c < kLanes16 ? kLanes16 : c > kChunkElems ? kChunkElems : c;
+    }
+  }
+
   COLLC_DEVICE_INLINE long long partElemsOf(long long count) const {
+    // ceil(count / per) in 32 bits: a 64-bit division per op and step cost
+    // registers (a spill at 2 ranks, sm_90). A partition of 2^32 elements
+    // or more takes whole chunks (the steps cover it: count <= M), and
+    // more than 2^32 CTA-steps (M far beyond 2^32) single units.
     const long long per = steps_ * (long long)gridDim.x;
-    long long c = (count + per - 1) / per;
+    long long c;
+    if (count <= 0)
+      c = 0;
+    else if (count > 0xFFFFFFFFll)
+      c = kChunkElems;
+    else if (per > 0xFFFFFFFFll)
+      c = 1;
+    else
+      c = (long long)((unsigned)(count - 1) / (unsigned)per) + 1;
     c = (c + kLanes16 - 1) / kLanes16 * kLanes16;
     return c < kLanes16 ? kLanes16 : c > kChunkElems ? kChunkElems : c;
   }
@@ -1016,7 +1072,9 @@ private:
       (void)count;
       return 0;
     } else {
-      const long long c = partElemsOf(count);
+      // Fixed sizes: every partition is the largest (or empty: a padding
+      // unit either way), so the constructor's part serves them all.
+      const long long c = PerPartParts ? partElemsOf(count) : partElems_;
       const long long lo = (e.stepIndex * gridDim.x + blockIdx.x) * c;
       const long long left = count - lo;
       count = left <= 0 ? 0 : left < c ? left : c;
@@ -1061,7 +1119,8 @@ private:
       char *const mine = myBuffer();
       const int s = slot(e);
       for (int q = q0; q < q1; ++q)
-        if (!flagWait(op, e, q,
+        if (!fromSelf(e, q) &&
+            !flagWait(op, e, q,
                       chunkWord(mine + collcRxOffset(s, q, N, RegionBytes)),
                       [&] { return lo; }))
           break;
@@ -1080,10 +1139,14 @@ private:
                                     int dst) {
     if (failed_)
       return;
+    const bool self = selfDirect(e) && (dst == kAllRanks || dst == p_.rank) &&
+                      recordSelf(e, src, count);
     narrow(e, src, count);
     const unsigned long long off =
         collcRxOffset(slot(e), p_.rank, N, RegionBytes);
     if (dst != kAllRanks) {
+      if (self)
+        return;
       char *const region = static_cast<char *>(peer(dst)) + off;
       char *const to[1] = {subOffset(region)};
       chunkCopyOut<1>(src, count, to);
@@ -1096,25 +1159,61 @@ private:
       COLLC_PRAGMA_UNROLL
       for (int d = 0; d < N; ++d)
         to[d] = subOffset(static_cast<char *>(rx_.rx[d]) + off);
-      chunkCopyOut<N>(src, count, to);
+      chunkCopyOut<N>(src, count, to, self ? p_.rank : -1);
       __syncthreads();
       dirty_ = false;
       if (threadIdx.x == 0)
-        releaseEvery(off, e);
+        releaseEvery(off, e, self);
     }
+  }
+
+  /// Whether this rank's own part of receive buffer e.buffer is read where
+  /// it lies (kSelfDirect) rather than staged.
+  COLLC_DEVICE_INLINE static bool selfDirect(Epoch e) {
+    if constexpr (kSelfDirect)
+      return e.buffer < kSelfBuffers;
+    else
+      return false;
+  }
+
+  /// kSelfDirect: where the partition this rank put to itself in receive
+  /// buffer e.buffer lies, or null where it was staged (`lo` narrows it to
+  /// this CTA's part). Two members, not an array: a dynamic index would put
+  /// it on the stack.
+  COLLC_DEVICE_INLINE const E *selfPart(Epoch e, long long lo = 0) const {
+    const E *part = e.buffer == 0 ? self0_ : self1_;
+    return part ? part + lo : nullptr;
+  }
+  /// kSelfDirect, at a put to itself: the partition is read where it lies
+  /// (true) when its reads can be a region's, 16-byte vectors from a
+  /// 16-byte aligned start, whole (a region's tail unit is padded, a user
+  /// buffer's is not); else it is staged as a peer's (false). The same
+  /// answer at every step of a call, for every CTA.
+  COLLC_DEVICE_INLINE bool recordSelf(Epoch e, const E *part,
+                                      long long count) {
+    const bool direct =
+        (reinterpret_cast<uintptr_t>(part) & 15u) == 0 && count % kLanes16 == 0;
+    (e.buffer == 0 ? self0_ : self1_) = direct ? part : nullptr;
+    return direct;
+  }
+  /// Whether source q of receive buffer e.buffer is this rank, read where
+  /// its partition lies (no region, no ready word).
+  COLLC_DEVICE_INLINE bool fromSelf(Epoch e, int q) const {
+    return selfDirect(e) && q == p_.rank && selfPart(e) != nullptr;
   }
 
   /// FLAG chunked, thread 0: releases this CTA's ready word of the region at
   /// `off` (slot, this rank) in every rank's buffer: one fence.acq_rel.sys,
   /// then relaxed stores (what the CTA stored before its last barrier, and
   /// this thread's stores before, are ordered before every word).
-  COLLC_DEVICE_INLINE void releaseEvery(unsigned long long off,
-                                        Epoch e) const {
+  COLLC_DEVICE_INLINE void releaseEvery(unsigned long long off, Epoch e,
+                                        bool skipSelf = false) const {
     dev::fence_acq_rel_sys();
     COLLC_PRAGMA_UNROLL
     for (int d = 0; d < N; ++d)
-      dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[d]) + off),
-                          e.value);
+      if (!skipSelf || d != p_.rank)
+        dev::st_relaxed_sys(chunkWord(static_cast<char *>(rx_.rx[d]) + off),
+                            e.value);
   }
 
   /// FLAG chunked put_each: partition k's part to rank k for every k, then
@@ -1125,10 +1224,15 @@ private:
       return;
     const unsigned long long off =
         collcRxOffset(slot(e), p_.rank, N, RegionBytes);
+    bool self = false;
 #pragma unroll 1
     for (int k = 0; k < N; ++k) { // One copy loop's code, not N.
       const E *s = src(k);
       long long c = count(k);
+      if (k == p_.rank && selfDirect(e) && recordSelf(e, s, c)) {
+        self = true;
+        continue;
+      }
       narrow(e, s, c);
       char *const to[1] = {subOffset(static_cast<char *>(peer(k)) + off)};
       chunkCopyOut<1>(s, c, to);
@@ -1137,28 +1241,31 @@ private:
     dirty_ = false;
     if (threadIdx.x == 0) {
       if constexpr (N == 1) {
-        dev::st_release_sys(chunkWord(static_cast<char *>(rx_.rx[0]) + off),
-                            e.value);
+        if (!self)
+          dev::st_release_sys(chunkWord(static_cast<char *>(rx_.rx[0]) + off),
+                              e.value);
       } else {
-        releaseEvery(off, e);
+        releaseEvery(off, e, self);
       }
     }
   }
 
   /// FLAG chunked, all threads: `count` elements of `src` into the 16-byte
-  /// units of each sub-region `to[d]`. Whole units of a 16-byte aligned
+  /// units of each sub-region `to[d]` but `to[skip]`. Whole units of a 16-byte aligned
   /// source move as vectors; the rest (a partial last unit, an empty part's
   /// padding unit, every unit of an unaligned source) element-wise,
   /// zero-padded.
   template <int D>
   COLLC_DEVICE_INLINE static void chunkCopyOut(const E *src, long long count,
-                                               char *const (&to)[D]) {
+                                               char *const (&to)[D],
+                                               int skip = -1) {
     using dev::sentinel::Pack16;
     const int n = static_cast<int>(count);
     auto store = [&](int i, const Pack16 &v) {
       COLLC_PRAGMA_UNROLL
       for (int d = 0; d < D; ++d)
-        reinterpret_cast<Pack16 *>(to[d])[i] = v;
+        if (d != skip)
+          reinterpret_cast<Pack16 *>(to[d])[i] = v;
     };
     const uintptr_t a = reinterpret_cast<uintptr_t>(src);
     const int whole = (a & 15u) == 0 ? n / static_cast<int>(kLanes16) : 0;
@@ -1204,8 +1311,8 @@ private:
   /// before it reduces them: FP32 in ascending rank order, rounded once,
   /// per 8-byte half (W::reduce, the unchunked path's bits).
   template <RedOp Op>
-  COLLC_DEVICE_INLINE void chunkReduceIn(int s, E *dst,
-                                         long long count) const {
+  COLLC_DEVICE_INLINE void chunkReduceIn(int s, E *dst, long long count,
+                                         const E *self = nullptr) const {
     using dev::sentinel::Pack16;
     struct Units {
       Pack16 v[N];
@@ -1213,10 +1320,14 @@ private:
     const int n = static_cast<int>(count);
     char *const mine = myBuffer();
     const Pack16 *from[N];
+    // kSelfDirect: this rank's own part where it lies (16-byte aligned,
+    // whole vectors: recordSelf).
     COLLC_PRAGMA_UNROLL
     for (int q = 0; q < N; ++q)
-      from[q] = reinterpret_cast<const Pack16 *>(
-          subOffset(mine + collcRxOffset(s, q, N, RegionBytes)));
+      from[q] = self && q == p_.rank
+                    ? reinterpret_cast<const Pack16 *>(self)
+                    : reinterpret_cast<const Pack16 *>(subOffset(
+                          mine + collcRxOffset(s, q, N, RegionBytes)));
     auto load = [&](int i) {
       Units u;
       COLLC_PRAGMA_UNROLL
@@ -1672,6 +1783,11 @@ private:
   u64 *const counter_;
   /// Chunked: the call's steps.
   const long long steps_;
+  /// Chunked, fixed sizes: the part of every partition (largestPartOf).
+  const long long partElems_;
+  /// kSelfDirect: per receive buffer (0, 1), the partition this rank last
+  /// put to itself (this step's: a put precedes the takes of its buffer).
+  const E *self0_ = nullptr, *self1_ = nullptr;
   bool failed_ = false;
   /// Chunked: a region was read or output stored since the last barrier.
   bool dirty_ = false;

@@ -370,6 +370,10 @@ def Snac_ProgramOp : Snac_Op<"program", [
     /// True when the input has one partition: the size matrix then has one
     /// column (the size vector is read as collcSizeAt's `packed`).
     bool isInputPacked();
+    /// True when a buffer has a `_v` layout: partitions of different sizes,
+    /// so a chunked CTA's parts are sized per partition (docs/snac.md,
+    /// "Balanced parts").
+    bool hasVariablePartitions();
     /// The buffer of this program named `name`, or null.
     ProgramBufferOp lookupBuffer(::mlir::FlatSymbolRefAttr name);
     /// The program's first buffer of kind `kind`, or null.
