@@ -33,16 +33,20 @@
 //
 // Bytes moved (traffic: bytes read + bytes written, summed over ranks; a
 // rank's part below, times n) by the chunked programs' algorithms, with
-// staging through the receive regions (docs/snac.md; the AllReduce is the
-// two-shot program):
-//   AllGather (output S):  put S/n -> S (its input to every rank's region,
-//                          itself included), take_each S -> S:   3S + S/n
-//   ReduceScatter (in S):  put_each S -> S, reduce_take S -> S/n: 3S + S/n
-//   AllToAll (S):          put_each S -> S, take_each S -> S:     4S
-//   AllReduce (S):         put_each S -> S, reduce_take S -> S/n,
-//                          forward S/n -> (n-1)S/n,
-//                          take (n-1)S/n -> (n-1)S/n:
-//                          3S + 2S/n + 3(n-1)S/n
+// staging through the receive regions of the peers (docs/snac.md; the
+// AllReduce is the two-shot program); a rank's own part is read where it
+// lies, not staged (program.cuh kSelfDirect: the bench's buffers are
+// 16-byte aligned and whole):
+//   AllGather (output S):  put S/n -> (n-1)S/n (its input to every peer's
+//                          region), take_each S -> S (its own part from
+//                          its input):                            3S
+//   ReduceScatter (in S):  put_each (n-1)S/n -> (n-1)S/n,
+//                          reduce_take S -> S/n:                  3S - S/n
+//   AllToAll (S):          put_each (n-1)S/n -> (n-1)S/n,
+//                          take_each S -> S:                      4S - 2S/n
+//   AllReduce (S):         the ReduceScatter's 3S - S/n, forward
+//                          S/n -> (n-1)S/n, take (n-1)S/n ->
+//                          (n-1)S/n:                              6S - 3S/n
 // (r -> w: bytes read -> bytes written.) The same numbers are recorded for
 // every row, v1 included, as that row's data moved by this model; rows with
 // registered buffers (the zero-copy programs: consumers read the producers'
@@ -269,12 +273,13 @@ double rankTraffic(Kind k, double S, int n, bool zeroCopy) {
     }
   switch (k) {
   case Kind::AllGather:
+    return 3 * S;
   case Kind::ReduceScatter:
-    return 3 * S + S / n;
+    return 3 * S - S / n;
   case Kind::AllToAll:
-    return 4 * S;
+    return 4 * S - 2 * S / n;
   case Kind::AllReduce:
-    return 3 * S + 2 * S / n + 3 * (n - 1) * S / n;
+    return 6 * S - 3 * S / n;
   }
   return 0;
 }
