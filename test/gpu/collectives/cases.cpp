@@ -607,6 +607,18 @@ std::vector<std::vector<size_t>> makePartitions(Kind kind, int n,
       m[0][0] = 0;
       m[rows - 1][n - 1] = scale;
     }
+  } else if (pattern == "aligned") {
+    // Random multiples of 64 elements (zeros among them): every partition
+    // starts 16-byte aligned and is whole 16-byte units, so the chunked
+    // programs read a rank's own part where it lies (program.cuh
+    // recordSelf) rather than staging it.
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < n; ++j) {
+        h = mix64(h);
+        m[i][j] = (h % 4 == 0) ? 0 : size_t((h >> 8) % (scale / 64 + 1)) * 64;
+      }
+    if (rows * n >= 2 && scale >= 64)
+      m[rows - 1][n - 1] = scale / 64 * 64;
   }
   return m;
 }

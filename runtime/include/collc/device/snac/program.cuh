@@ -43,10 +43,11 @@
 /// e0.step(s) (value e0 + s; finish(e0.step(steps() - 1))). A call of M
 /// elements at most (the largest size-vector word, the same on every rank)
 /// has steps = max(1, ceil(M / (H * C / sizeof(E)))), and its parts are
-/// balanced per partition: a partition of `count` elements has parts of
-/// c = min(C / sizeof(E), ceil(count / (steps * H)) rounded up to 16
-/// bytes), so a call below a step still spreads over every CTA, and skewed
-/// partitions give every CTA about the same work. In step s, CTA h of the
+/// balanced: c = min(C / sizeof(E), ceil(M / (steps * H)) rounded up to 16
+/// bytes), so a call below a step still spreads over every CTA; with
+/// PerPartParts (`_v` programs) M is each partition's own count, so skewed
+/// partitions give every CTA about the same work. A staged program's part
+/// for its own rank is not staged where kSelfDirect allows (recordSelf). In step s, CTA h of the
 /// grid's H moves elements [lo, min(lo + c, count)), lo = (s * H + h) * c,
 /// of every partition (an empty part: a put
 /// publishes one padding unit, a take waits for it, so every (source,
