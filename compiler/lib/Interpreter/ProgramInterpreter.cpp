@@ -213,7 +213,7 @@ struct BufferInfo {
   /// Zero-copy: the regions are the producers' own buffers.
   bool inPlace = false;
   /// Staged chunked flag: a rank's part for itself may skip this buffer
-  /// (receive buffers 0 and 1, as the device's kSelfBuffers).
+  /// (receive buffer 0, as the device's kSelfDirect).
   bool selfDirect = false;
   /// For its geometry (getSizeEntry: the one home of that rule).
   mutable snac::ProgramBufferOp op;
@@ -468,7 +468,7 @@ bool ProgramSimulator::prepare() {
     if (b.getKind() == snac::BufferKind::receive) {
       info.firstSlot = program.getReceiveIndex(b) * slots;
       info.selfDirect = chunked && encoding == kFlag && !b.getInPlace() &&
-                        program.getReceiveIndex(b) < 2;
+                        program.getReceiveIndex(b) == 0;
       // Test only: this buffer alone reuses its slot one call early.
       auto fault = b->getAttrOfType<StringAttr>("snac.test_fault");
       info.slots = fault && fault.getValue() == "program-early-slot-reuse"

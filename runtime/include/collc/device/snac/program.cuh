@@ -313,9 +313,10 @@ class Program {
       Enc == Encoding::ll16 ? 2ull * ChunkBytes : ChunkBytes;
   static constexpr long long kUnitLanes = kUnitBytes / (long long)sizeof(E);
   /// FLAG chunked: Grain (the policy's grain / 16; 8 by default) vectors in
-  /// flight per thread for a copy, and for a reduction per source at most
-  /// that and about 16 in all.
-  static constexpr int kCopyUnroll = Grain;
+  /// flight per thread for a copy, at most 4 from 8 ranks (a put to all
+  /// keeps N destination pointers live: 8 vectors spilled there, sm_90),
+  /// and for a reduction per source at most that and about 16 in all.
+  static constexpr int kCopyUnroll = N >= 8 && Grain > 4 ? 4 : Grain;
   static constexpr int kReduceUnrollMost =
       N >= 16 ? 1 : 16 / N < 8 ? 16 / N : 8;
   static constexpr int kReduceUnroll =
@@ -332,11 +333,11 @@ class Program {
   /// skips its own region (no copy, no ready word) and records where the
   /// part is; a take from itself reads it there, as a zero-copy take reads
   /// a peer's. That saves a write and a read of every byte a rank keeps
-  /// (half of an AllGather's output at 2 ranks). Receive buffers
-  /// [0, kSelfBuffers) of a program; later ones (none derived) stage.
+  /// (half of an AllGather's output at 2 ranks). Receive buffer 0 of a
+  /// program only (the derived programs put to themselves nowhere else: a
+  /// two-shot forward goes to the peers), so one pointer stays live.
   static constexpr bool kSelfDirect =
       kChunked && Enc == Encoding::flag && !InPlace;
-  static constexpr int kSelfBuffers = 2;
 
 public:
   COLLC_DEVICE_INLINE Program(const collcProgramParams &p, const Peers<N> &rx,
@@ -1040,7 +1041,7 @@ private:
     }
   }
 
-  COLLC_DEVICE_INLINE long long partElemsOf(long long count) const {
+  __device__ __noinline__ long long partElemsOf(long long count) const {
     // ceil(count / per) in 32 bits: a 64-bit division per op and step cost
     // registers (a spill at 2 ranks, sm_90). A partition of 2^32 elements
     // or more takes whole chunks (the steps cover it: count <= M), and
@@ -1172,18 +1173,17 @@ private:
   /// it lies (kSelfDirect) rather than staged.
   COLLC_DEVICE_INLINE static bool selfDirect(Epoch e) {
     if constexpr (kSelfDirect)
-      return e.buffer < kSelfBuffers;
+      return e.buffer == 0;
     else
       return false;
   }
 
   /// kSelfDirect: where the partition this rank put to itself in receive
-  /// buffer e.buffer lies, or null where it was staged (`lo` narrows it to
-  /// this CTA's part). Two members, not an array: a dynamic index would put
-  /// it on the stack.
+  /// buffer 0 lies, or null where it was staged (`lo` narrows it to this
+  /// CTA's part).
   COLLC_DEVICE_INLINE const E *selfPart(Epoch e, long long lo = 0) const {
-    const E *part = e.buffer == 0 ? self0_ : self1_;
-    return part ? part + lo : nullptr;
+    (void)e;
+    return self_ ? self_ + lo : nullptr;
   }
   /// kSelfDirect, at a put to itself: the partition is read where it lies
   /// (true) when its reads can be a region's, 16-byte vectors from a
@@ -1194,7 +1194,8 @@ private:
                                       long long count) {
     const bool direct =
         (reinterpret_cast<uintptr_t>(part) & 15u) == 0 && count % kLanes16 == 0;
-    (e.buffer == 0 ? self0_ : self1_) = direct ? part : nullptr;
+    (void)e;
+    self_ = direct ? part : nullptr;
     return direct;
   }
   /// Whether source q of receive buffer e.buffer is this rank, read where
@@ -1786,9 +1787,10 @@ private:
   const long long steps_;
   /// Chunked, fixed sizes: the part of every partition (largestPartOf).
   const long long partElems_;
-  /// kSelfDirect: per receive buffer (0, 1), the partition this rank last
-  /// put to itself (this step's: a put precedes the takes of its buffer).
-  const E *self0_ = nullptr, *self1_ = nullptr;
+  /// kSelfDirect: the partition this rank last put to itself in receive
+  /// buffer 0 (this step's: a put precedes the takes of its buffer), or
+  /// null where it staged it.
+  const E *self_ = nullptr;
   bool failed_ = false;
   /// Chunked: a region was read or output stored since the last barrier.
   bool dirty_ = false;
