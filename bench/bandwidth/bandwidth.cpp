@@ -68,7 +68,8 @@
 //
 // usage: collc_bandwidth ROWS [--ranks=2] [--sizes=1048576,...]
 //          [--collectives=all_reduce,all_gather,reduce_scatter,all_to_all]
-//          [--partitions=even,skewed,zero] [--ctas=N] [--threads=T] [--calls-bytes=67108864]
+//          [--partitions=even,skewed,zero] [--ctas=N] [--threads=T]
+//          [--calls-bytes=67108864]
 //          [--min-replay-us=2000] [--alarm=SECONDS]
 //          [--json=FILE --machine=M --date=D]
 // --collectives also takes the _v variants (all_gather_v, reduce_scatter_v,
@@ -928,7 +929,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         json,
         "{\"collective\": \"%s\", \"dtype\": \"bf16\", \"bytes\": %zu, "
         "\"nranks\": %d, \"implementation\": \"collc\", \"variant\": \"%s\", "
-        "\"partitions\": \"%s\", \"us\": %.4f, \"algbw_gbs\": %.4f, \"traffic_bytes\": %.0f, "
+        "\"partitions\": \"%s\", \"us\": %.4f, \"algbw_gbs\": %.4f, "
+        "\"traffic_bytes\": %.0f, "
         "\"traffic_gbs\": %.4f, \"copy_traffic_gbs\": %.4f, "
         "\"copy_ratio\": %.4f, \"copy_ctas\": %d, \"copy_threads\": %d, "
         "\"kernel\": \"%s\", "

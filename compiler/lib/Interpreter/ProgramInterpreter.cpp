@@ -35,9 +35,10 @@
 // epoch base + s + 1 (base: the rank's steps in its earlier calls), so the
 // slot rotates every step. CTA h's part of an op in step s is elements
 // [(s * W + h) * c, + c) of the partition, c = min(ce, ceil(count /
-// (steps * W)) rounded up to a unit), count the partition's (parts
-// balanced per partition, as the device's: a call below a step spreads
-// over every CTA, skewed partitions too), in units h * U + u of the
+// (steps * W)) rounded up to a unit), count the partition's in a program
+// with a `_v` buffer, else M (balanced parts, as the device's: a call
+// below a step spreads over every CTA, skewed `_v` partitions too), in
+// units h * U + u of the
 // region (U = chunk units; flag: one segment, ready word h), an empty part
 // one padding unit. Units record their writer's call and step, so ranks
 // that count different steps are caught even where epochs coincide.
@@ -411,6 +412,8 @@ private:
   /// Zero-copy (in_place receive buffers): takes read the producers' own
   /// buffers; retire words live in a slot of their own.
   bool zeroCopy = false;
+  /// Parts sized per partition (ProgramOp::hasVariablePartitions).
+  bool perPartParts = false;
   static constexpr int kRetireSlot = 1 << 20;
   bool reduces = false;
   llvm::StringMap<BufferInfo> buffers;
@@ -455,6 +458,7 @@ bool ProgramSimulator::prepare() {
   // The model's chunk: a few units, so that small calls take several steps.
   chunked = policy.isChunked();
   zeroCopy = program.isZeroCopy();
+  perPartParts = program.hasVariablePartitions();
   chunkUnits = std::max<int64_t>(1, o.chunkUnits);
   ce = chunkUnits * unitElems;
   // An output any part reduced (AllReduce's copy carries reduced values).
@@ -781,7 +785,10 @@ bool ProgramSimulator::shareOf(Operation *op, int64_t count, const StepCtx &c,
   // word index h.
   int call = c.call;
   int64_t steps = stepsOf[call][c.rank];
-  int64_t pe = partFor(count, steps);
+  // `_v` programs cut each partition by its own count, fixed ones every
+  // partition by the largest the rank sees (as the device's PerPartParts).
+  int64_t pe = partFor(perPartParts ? count : largestAt(sizes[call], c.rank),
+                       steps);
   if (count > steps * W * pe)
     return fail(op, formatv("{0}: rank {1} moves a partition of {2} elements "
                             "in {3} steps of {4} CTAs x {5} elements: the "

@@ -47,9 +47,9 @@
 /// bytes), so a call below a step still spreads over every CTA; with
 /// PerPartParts (`_v` programs) M is each partition's own count, so skewed
 /// partitions give every CTA about the same work. A staged program's part
-/// for its own rank is not staged where kSelfDirect allows (recordSelf). In step s, CTA h of the
-/// grid's H moves elements [lo, min(lo + c, count)), lo = (s * H + h) * c,
-/// of every partition (an empty part: a put
+/// for its own rank is not staged where kSelfDirect allows (recordSelf).
+/// In step s, CTA h of the grid's H moves elements [lo, min(lo + c,
+/// count)), lo = (s * H + h) * c, of every partition (an empty part: a put
 /// publishes one padding unit, a take waits for it, so every (source,
 /// consumer, CTA) triple exchanges readiness every step and two slots stay
 /// enough), into sub-region h (at h * C, LL16 h * 2C) of the region, unit u
@@ -1017,16 +1017,9 @@ private:
     }
   }
 
-  /// Chunked: the elements of a CTA's part of a partition of `count`
-  /// elements in every step, ceil(count / (steps * H)) rounded up to 16
-  /// bytes, at most the chunk (count <= M): each partition spreads over
-  /// every CTA and step by its own size, so a CTA's work in a step is about
-  /// the call's total / (steps * H) however the partitions are skewed, and
-  /// a call smaller than a step still uses every CTA. Producer and consumer
-  /// of a partition know its count (the size vector's row and column).
-  /// Chunked, fixed sizes: partElemsOf(M) (M the largest size-vector
-  /// word), by one 64-bit division in the constructor: every partition is
-  /// M elements or empty.
+  /// Chunked, fixed sizes: the part of every partition, as partElemsOf(M)
+  /// (M the largest size-vector word), by one 64-bit division in the
+  /// constructor.
   COLLC_DEVICE_INLINE static long long largestPartOf(const Sizes<N> &sizes,
                                                      long long steps) {
     if constexpr (!kChunked || PerPartParts) {
@@ -1041,6 +1034,15 @@ private:
     }
   }
 
+  /// Chunked, PerPartParts: the elements of a CTA's part of a partition of
+  /// `count` elements in every step, ceil(count / (steps * H)) rounded up
+  /// to 16 bytes, at most the chunk (count <= M): each partition spreads
+  /// over every CTA and step by its own size, so a CTA's work in a step is
+  /// about the call's total / (steps * H) however the partitions are
+  /// skewed, and a call smaller than a step still uses every CTA. Producer
+  /// and consumer of a partition know its count (the size vector's row and
+  /// column). Out of line: inlined, it spilled zero-copy kernels at 8
+  /// ranks.
   __device__ __noinline__ long long partElemsOf(long long count) const {
     // ceil(count / per) in 32 bits: a 64-bit division per op and step cost
     // registers (a spill at 2 ranks, sm_90). A partition of 2^32 elements
@@ -1253,10 +1255,10 @@ private:
   }
 
   /// FLAG chunked, all threads: `count` elements of `src` into the 16-byte
-  /// units of each sub-region `to[d]` but `to[skip]`. Whole units of a 16-byte aligned
-  /// source move as vectors; the rest (a partial last unit, an empty part's
-  /// padding unit, every unit of an unaligned source) element-wise,
-  /// zero-padded.
+  /// units of each sub-region `to[d]` but `to[skip]`. Whole units of a
+  /// 16-byte aligned source move as vectors; the rest (a partial last unit,
+  /// an empty part's padding unit, every unit of an unaligned source)
+  /// element-wise, zero-padded.
   template <int D>
   COLLC_DEVICE_INLINE static void chunkCopyOut(const E *src, long long count,
                                                char *const (&to)[D],
