@@ -425,6 +425,9 @@ private:
   /// before it (the steps of the earlier calls): epoch of step s = base +
   /// s + 1.
   std::vector<std::vector<int64_t>> stepsOf, baseOf;
+  /// [call][rank]: the largest size the rank sees (what a fixed program's
+  /// parts are cut by).
+  std::vector<std::vector<int64_t>> largestOf;
   std::vector<std::vector<std::vector<uint32_t>>> inputs;
   std::vector<std::vector<std::optional<std::vector<uint32_t>>>> expected;
 
@@ -593,13 +596,15 @@ bool ProgramSimulator::prepare() {
                        : sim::randomInput(model, o.type, g.total, callSeed, r));
     }
     // The steps of the call at each rank, and the CTA counter before it.
-    std::vector<int64_t> stepCounts(n), bases(n, 0);
+    std::vector<int64_t> stepCounts(n), bases(n, 0), largest(n);
     for (int r = 0; r < n; ++r) {
       stepCounts[r] = stepsAt(m, r);
+      largest[r] = largestAt(m, r);
       if (call > 0)
         bases[r] = baseOf.back()[r] + stepsOf.back()[r];
     }
     stepsOf.push_back(std::move(stepCounts));
+    largestOf.push_back(std::move(largest));
     baseOf.push_back(std::move(bases));
     callArgs.push_back(args);
     sizes.push_back(std::move(m));
@@ -787,8 +792,8 @@ bool ProgramSimulator::shareOf(Operation *op, int64_t count, const StepCtx &c,
   int64_t steps = stepsOf[call][c.rank];
   // `_v` programs cut each partition by its own count, fixed ones every
   // partition by the largest the rank sees (as the device's PerPartParts).
-  int64_t pe = partFor(perPartParts ? count : largestAt(sizes[call], c.rank),
-                       steps);
+  int64_t pe =
+      partFor(perPartParts ? count : largestOf[call][c.rank], steps);
   if (count > steps * W * pe)
     return fail(op, formatv("{0}: rank {1} moves a partition of {2} elements "
                             "in {3} steps of {4} CTAs x {5} elements: the "

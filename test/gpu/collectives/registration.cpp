@@ -45,13 +45,10 @@ constexpr size_t kWin = 64 << 10;   ///< a window's bytes
 constexpr int kTimeoutMs = 1000;    ///< the communicators' bound
 
 /// The ranks this process drives for one run of the suite.
-struct Ranks {
+struct Ranks : LayoutRanks {
   std::string label;
   World *world = nullptr; ///< procs mode: agreement between processes
   bool procs = false;
-  int nranks = 0;
-  std::vector<int> rank, device;
-  std::vector<cudaStream_t> stream;
   std::vector<collcComm_t> comm;
   std::vector<uint8_t *> alloc; ///< kAlloc bytes, filled with rank + 1
   size_t size() const { return comm.size(); }
@@ -729,12 +726,8 @@ void runRegistration(World &w) {
     Ranks r;
     r.world = &w;
     r.procs = w.procs;
-    LayoutRanks lr = layoutRanks(w, layouts, k);
-    r.nranks = lr.nranks;
-    r.rank = lr.rank;
-    r.device = lr.device;
-    r.stream = lr.stream;
-    const std::vector<cudaStream_t> own = lr.own;
+    static_cast<LayoutRanks &>(r) = layoutRanks(w, layouts, k);
+    const std::vector<cudaStream_t> own = r.own;
     r.label = "registration/" + std::to_string(r.nranks) + " ranks";
     if (!w.procs) {
       r.label += " on devices";

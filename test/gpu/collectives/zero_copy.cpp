@@ -75,15 +75,12 @@ constexpr unsigned kOut = collc::ProgramInfo::kRegisteredOutput;
 
 /// The ranks this process drives for one run of the suite, with one
 /// communicator per module.
-struct Ranks {
+struct Ranks : LayoutRanks {
   std::string label;
   /// The layout in group names, without spaces ("n4@0,0,0,0").
   std::string tag;
   World *world = nullptr;
   bool procs = false;
-  int nranks = 0;
-  std::vector<int> rank, device;
-  std::vector<cudaStream_t> stream;
   std::vector<collcComm_t> fixed, variable; ///< collectives, variable
   /// A communicator reported an asynchronous error (or a stream a
   /// timeout): the remaining cases of this layout are counted as failed.
@@ -1220,12 +1217,8 @@ void runZeroCopy(World &w) {
     Ranks r;
     r.world = &w;
     r.procs = w.procs;
-    LayoutRanks lr = layoutRanks(w, layouts, k);
-    r.nranks = lr.nranks;
-    r.rank = lr.rank;
-    r.device = lr.device;
-    r.stream = lr.stream;
-    const std::vector<cudaStream_t> own = lr.own;
+    static_cast<LayoutRanks &>(r) = layoutRanks(w, layouts, k);
+    const std::vector<cudaStream_t> own = r.own;
     r.label = std::to_string(r.nranks) + " ranks";
     r.tag = "n" + std::to_string(r.nranks);
     if (!w.procs) {
