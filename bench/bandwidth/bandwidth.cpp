@@ -171,7 +171,9 @@ struct Shape {
   /// _v: partition q's elements, and where it starts (prefix sums).
   std::vector<size_t> counts, displs;
   bool variable = false;
-  bool v1Only = false; // the runtime routes no program (AllToAll_v)
+  /// The ranks know no size in common (AllToAll_v): the runtime routes the
+  /// program whose ranks agree on its steps, whatever the size.
+  bool noCommonSize = false;
   int n = 0;
   Kind kindOf = Kind::AllReduce;
   /// AllToAll_v: the elements rank q sends to rank p, and where they start
@@ -238,12 +240,12 @@ Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
     s.bytes = 2 * t;
     // The runtime's selection key (launch.cpp selectionBytes): a reduction's
     // rank input, a packed copy's largest partition; a transposing copy
-    // (AllToAll_v) none: every rank could not agree on a band.
+    // (AllToAll_v) none: the program whose ranks agree on its steps.
     size_t most = 0;
     for (size_t x : s.counts)
       most = std::max(most, x);
     s.inputBytes = 2 * (k == Kind::AllGather ? most : t);
-    s.v1Only = k == Kind::AllToAll;
+    s.noCommonSize = k == Kind::AllToAll;
     return s;
   }
   if (k == Kind::AllReduce) {
@@ -411,11 +413,12 @@ struct Routed {
 };
 
 /// As the runtime routes (docs/runtime.md): the first program of the
-/// collective (bf16, n ranks) whose band holds the rank's input bytes,
-/// among those COLLC_FORCE_VARIANT allows, else the v1 kernel.
+/// collective (bf16, n ranks) whose band holds the rank's input bytes (with
+/// `noCommonSize`, whose ranks agree on its steps), among those
+/// COLLC_FORCE_VARIANT allows, else the v1 kernel.
 Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
                     size_t inputBytes, const std::string &force,
-                    bool registered) {
+                    bool registered, bool noCommonSize) {
   Routed r;
   if (!m.is_object() || !m.contains("kernels") || !m["kernels"].is_array())
     return r;
@@ -442,7 +445,9 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
       continue;
     const long long lo = p["band"][0].get<long long>();
     const long long hi = p["band"][1].get<long long>();
-    if (lo <= (long long)inputBytes && (long long)inputBytes <= hi)
+    if (noCommonSize ? p.value("agree", false)
+                     : lo <= (long long)inputBytes &&
+                           (long long)inputBytes <= hi)
       program = &k;
   }
   const nlohmann::json *k = program ? program : v1;
@@ -906,8 +911,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
       return false;
     }
   }
-  const Routed k = routedKernel(m, c.name, n, s.inputBytes,
-                                s.v1Only ? "v1" : row.force, row.registered());
+  const Routed k = routedKernel(m, c.name, n, s.inputBytes, row.force,
+                                row.registered(), s.noCommonSize);
   // The zero-copy programs' model where they ran (the routed kernel).
   const bool zeroCopy = k.name.find("_zero_copy") != std::string::npos;
   const int ctas = ctasOverride > 0 ? ctasOverride : k.grid > 0 ? k.grid : 16;

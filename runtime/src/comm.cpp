@@ -355,14 +355,17 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
   }
 }
 
-Workspace *collc::pickProgram(const Route &route,
-                              unsigned long long inputBytes,
+Workspace *collc::pickProgram(const Route &route, long long key,
                               unsigned registered) {
-  for (Workspace *w : route.programs)
-    if (w->kernel->program.bandLo <= inputBytes &&
-        inputBytes <= w->kernel->program.bandHi &&
-        (w->kernel->program.registered & ~registered) == 0)
+  for (Workspace *w : route.programs) {
+    const ProgramInfo &g = w->kernel->program;
+    const bool serves =
+        key < 0 ? g.agree
+                : g.bandLo <= (unsigned long long)key &&
+                      (unsigned long long)key <= g.bandHi;
+    if (serves && (g.registered & ~registered) == 0)
       return w;
+  }
   return nullptr;
 }
 
@@ -688,29 +691,36 @@ void reportProgramError(collcComm_t comm, const Workspace &w,
                         volatile unsigned long long *e) {
   const KernelInfo &k = *w.kernel;
   const long long source = (long long)e[5];
+  // Op ~0: the agreement on a call's steps (program.cuh, agree), before
+  // the first op.
+  char at[96];
+  if (e[3] == ~0ull)
+    std::snprintf(at, sizeof at, "agreeing on the call's steps, slot %llu",
+                  e[6]);
+  else
+    std::snprintf(at, sizeof at, "op %llu, slot %llu, element %llu", e[3],
+                  e[6], e[7]);
   if (e[0] == COLLC_KERNEL_SEQUENCE) {
     (void)COLLC_FAIL(
         collcTimeout,
         "collective '%s' (%s, program %s:%s, call %llu): rank %d received "
-        "data of a later call from rank %lld (op %llu, slot %llu, element "
-        "%llu): the ranks did not issue the same sequence of calls of this "
+        "data of a later call from rank %lld (%s): the ranks did not issue the same sequence of calls of this "
         "collective (every rank must make the same calls with the same "
         "sizes, in the same order); abort the communicator with "
         "collcCommAbort",
         k.collective.c_str(), k.elementType.c_str(), k.program.variant.c_str(),
-        encodingName(k.program.encoding), e[1], comm->rank, source, e[3],
-        e[6], e[7]);
+        encodingName(k.program.encoding), e[1], comm->rank, source, at);
     return;
   }
   (void)COLLC_FAIL(
       collcTimeout,
       "collective '%s' (%s, program %s:%s, call %llu): rank %d timed out "
-      "after %llu ms in op %llu waiting for rank %lld's data (slot %llu, "
-      "element %llu): rank %lld did not make this call, or is stuck before "
-      "it; abort the communicator with collcCommAbort",
+      "after %llu ms waiting for rank %lld's data (%s): rank %lld did not "
+      "make this call, or is stuck before it; abort the communicator with "
+      "collcCommAbort",
       k.collective.c_str(), k.elementType.c_str(), k.program.variant.c_str(),
       encodingName(k.program.encoding), e[1], comm->rank,
-      comm->timeoutNs / 1000000ull, e[3], source, e[6], e[7], source);
+      comm->timeoutNs / 1000000ull, source, at, source);
 }
 } // namespace
 

@@ -362,9 +362,7 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
       found == 0 ? 0u
                  : found | (sendElems == 0 ? ProgramInfo::kRegisteredInput : 0u) |
                        (recvElems == 0 ? ProgramInfo::kRegisteredOutput : 0u);
-  if (Workspace *program =
-          key < 0 ? nullptr
-                  : pickProgram(route, (unsigned long long)key, registered)) {
+  if (Workspace *program = pickProgram(route, key, registered)) {
     // The size vector by value: this rank's row and column of the
     // program's size matrix (vocab::programSize: a packed program input
     // of a scattered collective, the one-shot AllReduce, reads each rank's
@@ -383,7 +381,16 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
     return launchProgram(comm, program, sendbuff, recvbuff, vec, cuStream,
                          win, found);
   }
-  if (!route.v1)
+  if (!route.v1) {
+    if (key < 0)
+      return COLLC_FAIL(collcInvalidArgument,
+                        "%s: rank %d: no kernel of the module serves this "
+                        "call (the module has programs only, and none whose "
+                        "ranks agree on its steps, which a V exchange needs%s)",
+                        name, r,
+                        route.programs.empty() ? ", or COLLC_FORCE_VARIANT "
+                                                 "excludes them"
+                                               : "");
     return COLLC_FAIL(collcInvalidArgument,
                       "%s: rank %d: no kernel of the module serves this call "
                       "(%lld bytes of input; the module has programs only, "
@@ -392,6 +399,7 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
                       route.programs.empty() ? ", or COLLC_FORCE_VARIANT "
                                                "excludes them"
                                              : "");
+  }
   w = route.v1;
   std::vector<long long> sizeVec((size_t)collcSizeVectorWords(n));
   collcFillSizeVector(sizes.data(), n, parts, r, sizeVec.data());

@@ -163,7 +163,7 @@ void readCollective(Reader &r, const json &c, const std::string &where,
 /// facts are abi.h's formulas: a module that disagrees with them would
 /// overrun or misread its buffers. False once r.error is set.
 bool readProgram(Reader &r, const json &k, const std::string &kernel,
-                 ManifestCheck check, KernelInfo &info) {
+                 KernelInfo &info) {
   using T = json::value_t;
   const json *p = r.field(k, "program", T::object, kernel);
   if (!p)
@@ -203,6 +203,13 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                     ", expected a non-negative multiple of 16 (bytes; 0: "
                     "not chunked)");
     g.chunk = chunk.get<unsigned long long>();
+  }
+  // Optional (added with format_version 1 kept): absent means false.
+  if (p->contains("agree")) {
+    if (!(*p)["agree"].is_boolean())
+      return r.fail(where + ": agree is " + (*p)["agree"].dump() +
+                    ", expected true or false");
+    g.agree = (*p)["agree"].get<bool>();
   }
   // Optional (added with format_version 1 kept): absent means not
   // zero-copy.
@@ -247,6 +254,10 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
       (g.encoding != COLLC_ENCODING_FLAG || !g.chunk || g.speculate))
     return bad("registered (a zero-copy program) needs encoding \"flag\", "
                "a chunk and no speculation");
+  // The agreement's words sit beside the chunked flag ready words.
+  if (g.agree && (g.encoding != COLLC_ENCODING_FLAG || !g.chunk))
+    return bad("agree (steps agreed on the device) needs encoding \"flag\" "
+               "and a chunk");
   // A flag validates no payload loaded before it.
   if (g.speculate && g.encoding == COLLC_ENCODING_FLAG)
     return bad("speculate is true with encoding \"flag\", which validates "
@@ -274,10 +285,12 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   const unsigned long long need =
       g.registered
           ? collcRxRegionBytes(g.encoding,
-                               collcRxInPlacePayloadBytes(info.grid), info.grid)
+                               collcRxInPlacePayloadBytes(info.grid),
+                               collcRxChunkedWords(info.grid, g.agree))
       : g.chunk ? collcRxRegionBytes(
                     g.encoding,
-                    collcRxChunkedPayloadBytes(info.grid, g.chunk), info.grid)
+                    collcRxChunkedPayloadBytes(info.grid, g.chunk),
+                    collcRxChunkedWords(info.grid, g.agree))
               : collcRxRegionBytes(
                     g.encoding,
                     collcRxPayloadBytes(variant, g.bandHi, info.worldSize),
@@ -335,7 +348,7 @@ void readKernel(Reader &r, const json &k, const std::string &where,
                      "'program_abi_version'");
       return;
     }
-    readProgram(r, k, where, check, info);
+    readProgram(r, k, where, info);
     return;
   }
   if (const json *w = r.field(k, "workspace", json::value_t::object, where)) {

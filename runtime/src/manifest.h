@@ -78,6 +78,9 @@ struct ProgramInfo {
   /// Payload bytes per CTA, partition and step of a chunked program; 0: the
   /// band's top bounds a region.
   unsigned long long chunk = 0;
+  /// Chunked: the ranks agree on a call's steps on the device (two more
+  /// words per CTA in each region: collcRxChunkedWords).
+  bool agree = false;
   /// Zero-copy programs: the user buffers a call must have registered
   /// (kRegisteredInput | kRegisteredOutput); 0 for every other program.
   unsigned registered = 0;

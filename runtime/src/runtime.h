@@ -99,18 +99,20 @@ struct Route {
 /// the same on every rank, or the ranks could run different kernels and
 /// never meet. A rank's input bytes where every rank's are equal
 /// (fixed-size calls, the rows of a reduction), the largest rank's for a
-/// packed V input, whose sizes every rank knows; -1 (v1 only) for a V
-/// transposing copy, whose other rows a rank does not know.
+/// packed V input, whose sizes every rank knows; -1 for a V transposing
+/// copy, whose other rows a rank does not know (only a program whose ranks
+/// agree on its steps serves it, else the v1 kernel).
 COLLC_API long long selectionBytes(const CollectiveInfo &c,
                                    const long long *sizes, int n, int r,
                                    int eb);
 
-/// The program of `route` whose band holds `inputBytes` (the first, in
-/// manifest order) and whose registered buffers (a zero-copy program's,
+/// The program of `route` whose band holds `key` (selectionBytes; the
+/// first, in manifest order; a key of -1, no size every rank knows: the
+/// first whose ranks agree on its steps, ProgramInfo::agree, which serves
+/// every size) and whose registered buffers (a zero-copy program's,
 /// ProgramInfo::registered) are among the call's `registered` ones, or
 /// NULL: the call runs the v1 kernel.
-COLLC_API Workspace *pickProgram(const Route &route,
-                                 unsigned long long inputBytes,
+COLLC_API Workspace *pickProgram(const Route &route, long long key,
                                  unsigned registered = 0);
 
 /// Residency admission of a program (docs/runtime.md): a one-shot program

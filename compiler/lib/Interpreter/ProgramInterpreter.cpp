@@ -414,6 +414,13 @@ private:
   bool zeroCopy = false;
   /// Parts sized per partition (ProgramOp::hasVariablePartitions).
   bool perPartParts = false;
+  /// Agreed steps (policy agree, not under the fault agree-skipped): every
+  /// CTA publishes the largest size its rank sees to every peer (a Word,
+  /// unit W + worker of region (slot of the first step, rank), as the
+  /// device's agreement words) and awaits theirs before its first step;
+  /// the steps are counted from the largest size of the whole matrix.
+  bool agree = false;
+  snac::EpochOp epochOp;
   static constexpr int kRetireSlot = 1 << 20;
   bool reduces = false;
   llvm::StringMap<BufferInfo> buffers;
@@ -440,6 +447,14 @@ private:
 
 } // namespace
 
+namespace {
+/// The fault snac-test-inject-fault marked `op` with, or "".
+StringRef faultOf(Operation *op) {
+  auto a = op->getAttrOfType<StringAttr>("snac.test_fault");
+  return a ? a.getValue() : StringRef();
+}
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Setup
 //===----------------------------------------------------------------------===//
@@ -462,6 +477,11 @@ bool ProgramSimulator::prepare() {
   chunked = policy.isChunked();
   zeroCopy = program.isZeroCopy();
   perPartParts = program.hasVariablePartitions();
+  for (auto e : program.getBody().front().getOps<snac::EpochOp>())
+    epochOp = e;
+  // Test only (agree-skipped): each rank counts from its own view.
+  agree = policy.getAgree() &&
+          !(epochOp && faultOf(epochOp) == "agree-skipped");
   chunkUnits = std::max<int64_t>(1, o.chunkUnits);
   ce = chunkUnits * unitElems;
   // An output any part reduced (AllReduce's copy carries reduced values).
@@ -718,20 +738,20 @@ bool ProgramSimulator::evalBlock(Block &block,
   return true;
 }
 
-namespace {
-/// The fault snac-test-inject-fault marked `op` with, or "".
-StringRef faultOf(Operation *op) {
-  auto a = op->getAttrOfType<StringAttr>("snac.test_fault");
-  return a ? a.getValue() : StringRef();
-}
-} // namespace
 
 int64_t
 ProgramSimulator::largestAt(const std::vector<std::vector<int64_t>> &m,
                             int rank) const {
   // The largest entry this rank sees: every rank's size for a packed
-  // program input (one column), else its row and its column.
+  // program input (one column), else its row and its column; agreed: the
+  // whole matrix's.
   int64_t most = 0;
+  if (agree) {
+    for (const std::vector<int64_t> &row : m)
+      for (int64_t v : row)
+        most = std::max(most, v);
+    return most;
+  }
   for (int p = 0; p < n; ++p) {
     if (input->packed) {
       most = std::max(most, m[p][0]);
@@ -1079,6 +1099,28 @@ bool ProgramSimulator::ranksOf(Operation *op, Value v, const char *verb,
 /// each with its own epoch, the CTA's counter + step + 1).
 bool ProgramSimulator::unroll(int id, int call, std::vector<PStep> &steps) {
   int rank = agents[id].rank;
+  if (agree) {
+    // The agreement (program.cuh, agree): this CTA's words to every peer,
+    // then every peer's awaited, in region (slot of the first step,
+    // source) of receive buffer 0.
+    PStep base{PStep::Word, epochOp};
+    base.epoch = base.tag = baseOf[call][rank] + 1;
+    base.slot = static_cast<int>(base.epoch % slots);
+    base.unit = W + agents[id].worker;
+    for (int t = 0; t < n; ++t)
+      if (t != rank) {
+        PStep w = base;
+        w.peer = t;
+        steps.push_back(w);
+      }
+    for (int p = 0; p < n; ++p)
+      if (p != rank) {
+        PStep w = base;
+        w.kind = PStep::AwaitWord;
+        w.peer = p;
+        steps.push_back(w);
+      }
+  }
   for (int64_t s = 0; s < stepsOf[call][rank]; ++s) {
     llvm::DenseMap<Value, int64_t> env;
     env[program.getRank()] = rank;
@@ -1106,6 +1148,11 @@ std::string ProgramSimulator::where(int owner, int slot, int source,
   if (slot == kRetireSlot)
     return formatv("rank {0}'s retire word of CTA {1} from rank {2}", owner,
                    unit, source)
+        .str();
+  if (word && agree && unit >= W)
+    return formatv("rank {0}'s agreement words of CTA {1} (slot {2}, source "
+                   "{3})",
+                   owner, unit - W, slot, source)
         .str();
   return formatv("{0} {1} of rank {2}'s receive region (slot {3}, source {4})",
                  word ? "the ready word of segment" : "unit", unit, owner,

@@ -1,6 +1,6 @@
 // RUN: collc-opt %s --coll-derive-programs | FileCheck %s
 // RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=4096 protocol=sentinel" | FileCheck %s --check-prefix=OPTS
-// Exactly the nine below are chunked; with the option 0 only the one whose
+// Exactly the ten below are chunked; with the option 0 only the one whose
 // spec sets its chunk.
 // RUN: collc-opt %s --coll-derive-programs="zero-copy-chunk-bytes=0" | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=WHICH
 // RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0 zero-copy-chunk-bytes=0" | grep "chunk = " | sed -e 's/ variant.*//' | FileCheck %s --check-prefix=NONE
@@ -28,6 +28,7 @@
 // WHICH-NEXT: @all_reduce
 // WHICH-NEXT: @all_gather_v
 // WHICH-NEXT: @reduce_scatter_v
+// WHICH-NEXT: @all_to_all_v
 // WHICH-NEXT: @broadcast
 // WHICH-NEXT: @reduce
 // WHICH-NEXT: @scatter
@@ -43,6 +44,7 @@
 // ZCWHICH: @all_reduce
 // ZCWHICH: @all_gather_v
 // ZCWHICH: @reduce_scatter_v
+// ZCWHICH: @all_to_all_v
 // ZCWHICH: @broadcast
 // ZCWHICH: @reduce
 // ZCWHICH: @scatter
@@ -115,9 +117,11 @@ coll.collective @all_reduce types [bf16] ranks [2] {
 
 // `_v` forms whose size vector holds the largest entry of the size matrix
 // (a packed input: every rank's size; a reduction: one size per
-// partition on every rank) are chunked; a transposing `_v` copy is not:
-// rank r sees only its row and column, so two ranks could count different
-// steps.
+// partition on every rank) are chunked. A transposing `_v` copy's rank r
+// sees only its row and column, so two ranks could count different steps:
+// its chunked program agrees on them (policy agree) and serves every size
+// (the ranks know no size in common to pick a band by), so it has no
+// one-shot program; with another protocol than flag (OPTS), none at all.
 // CHECK-LABEL: snac.program for @all_gather_v variant one_shot policy #snac.policy<encoding = flag, {{.*}}, chunk = 131072>
 // OPTS-LABEL:  snac.program for @all_gather_v variant one_shot policy #snac.policy<encoding = sentinel, {{.*}}, chunk = 4096>
 coll.collective @all_gather_v types [bf16] ranks [2] {
@@ -128,6 +132,12 @@ coll.collective @all_gather_v types [bf16] ranks [2] {
 coll.collective @reduce_scatter_v types [bf16] ranks [2] {
   coll.transform reduce<sum> scattered_v -> packed_v
 }
+// CHECK-NOT:   snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = ll16
+// CHECK-LABEL: snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true, chunk = 131072, agree = true>
+// CHECK-NOT:   snac.program for @all_to_all_v
+// ZC-LABEL: snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true, chunk = 1073741824, agree = true> {
+// ZC:         snac.program_buffer @rx receive scattered_v sizes column in_place
+// OPTS-NOT:    snac.program for @all_to_all_v
 coll.collective @all_to_all_v types [bf16] ranks [2] {
   coll.transform copy scattered_v -> transposed_v
 }

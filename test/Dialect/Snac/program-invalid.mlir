@@ -297,7 +297,45 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots 
 // -----
 
 // The optional entries after `pdl` come in one order, each once.
-// expected-error@+1 {{expected 'speculate' or 'chunk' (in that order, each at most once) after 'pdl', got 'speculate'}}
+// expected-error@+1 {{expected 'speculate', 'chunk' or 'agree' (in that order, each at most once) after 'pdl', got 'speculate'}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, speculate = true> {
 ^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{expected 'speculate', 'chunk' or 'agree' (in that order, each at most once) after 'pdl', got 'chunk'}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, agree = true, chunk = 16> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// The agreement is on a chunked call's steps, in words beside the flag
+// ready words.
+// expected-error@+1 {{policy agree needs a chunked flag program (it agrees on a chunked call's steps), got no chunk}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, agree = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy agree needs a chunked flag program (it agrees on a chunked call's steps), got another encoding}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, agree = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// A chunked AllToAll_v exchange whose ranks count steps from their own row
+// and column: two could count different steps.
+// expected-error@+1 {{'snac.program' op is chunked with a transposed_v output and no policy agree: its ranks see only their row and column of the size matrix and could count different steps (deadlock); add `agree = true`}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.take_each @rx[%e] -> @output
 }

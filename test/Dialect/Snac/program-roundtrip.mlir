@@ -190,3 +190,27 @@ snac.program for @zero_copy variant one_shot policy #snac.policy<encoding = flag
   snac.take_each @rx[%e] -> @output
   snac.retire %e
 }
+
+// Agreed steps (a transposing `_v` copy): `agree` printed last, only when
+// true.
+// CHECK-LABEL: snac.program for @all_to_all_v_agreed variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, agree = true> {
+// CHECK-LABEL: snac.program for @all_gather_unagreed variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072> {
+snac.program for @all_to_all_v_agreed variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, agree = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.take_each @rx[%e] -> @output
+}
+snac.program for @all_gather_unagreed variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, agree = false> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output scattered sizes column
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+}

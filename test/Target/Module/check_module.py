@@ -153,8 +153,14 @@ def check_programs(m, expected):
                            sorted(registered) not in (["input"],
                                                       ["input", "output"])):
             sys.exit(f"{k['name']}: bad zero-copy program {p}")
-        # Flag words: one per warp, or one per CTA in a chunked program.
-        words = k["grid"] if chunk else k["grid"] * k["threads"] // 32
+        # Flag words: one per warp, or one per CTA in a chunked program,
+        # and two agreement words per CTA more where the ranks agree on a
+        # call's steps (a transposing `_v` copy).
+        agree = p.get("agree", False)
+        if agree and (p["encoding"] != "flag" or not chunk):
+            sys.exit(f"{k['name']}: agree without a chunked flag program {p}")
+        words = (3 * k["grid"] if agree else k["grid"] if chunk
+                 else k["grid"] * k["threads"] // 32)
         # A chunked region holds one step: a chunk per CTA; a zero-copy one
         # a where word and a retire word per CTA (then the ready words).
         payload = (2 * round16(k["grid"] * 8) if registered

@@ -95,6 +95,8 @@ struct Call {
   collcDataType_t type = collcBfloat16;
   size_t count = 0;           ///< fixed-size: collcLaunch's count
   std::vector<size_t> counts; ///< V: one row of n sizes
+  /// AllToAll_v: matrix[p][k] elements rank p sends to rank k.
+  std::vector<std::vector<size_t>> matrix;
   int root = 0;
   bool inplace = false;
   std::string label;
@@ -121,7 +123,33 @@ struct CallState {
   std::vector<uint8_t> hostSum;
 };
 
-bool isV(Kind k) { return k == Kind::AllGatherV || k == Kind::ReduceScatterV; }
+bool isV(Kind k) {
+  return k == Kind::AllGatherV || k == Kind::ReduceScatterV ||
+         k == Kind::AllToAllV;
+}
+
+/// AllToAll_v: what rank r sends (its row's sum) or receives (its
+/// column's), and where partition k of its row (column) starts.
+size_t rowSum(const Call &c, int r) {
+  return std::accumulate(c.matrix[r].begin(), c.matrix[r].end(), size_t(0));
+}
+size_t columnSum(const Call &c, int r) {
+  size_t s = 0;
+  for (const std::vector<size_t> &row : c.matrix)
+    s += row[r];
+  return s;
+}
+
+/// collcLaunch's counts for local rank r: a V row, or AllToAll_v's n send
+/// counts then n receive counts.
+std::vector<size_t> launchCounts(const Call &c, int r) {
+  if (c.coll->kind != Kind::AllToAllV)
+    return c.counts;
+  std::vector<size_t> v = c.matrix[r];
+  for (const std::vector<size_t> &row : c.matrix)
+    v.push_back(row[r]);
+  return v;
+}
 
 /// Elements of rank r's input and output, as collcLaunch counts them (an
 /// input or output the call does not use is empty).
@@ -142,6 +170,8 @@ size_t inElems(const Call &c, int n, int r) {
     return c.counts[r];
   case Kind::ReduceScatterV:
     return std::accumulate(c.counts.begin(), c.counts.end(), size_t(0));
+  case Kind::AllToAllV:
+    return rowSum(c, r);
   default:
     return 0;
   }
@@ -164,6 +194,8 @@ size_t outElems(const Call &c, int n, int r) {
     return std::accumulate(c.counts.begin(), c.counts.end(), size_t(0));
   case Kind::ReduceScatterV:
     return c.counts[r];
+  case Kind::AllToAllV:
+    return columnSum(c, r);
   default:
     return 0;
   }
@@ -252,6 +284,17 @@ uint32_t expected(const CallState &s, int n, int r, size_t j) {
     for (int p = 0; p < r; ++p)
       off += c.counts[p];
     return sum(off + j);
+  }
+  case Kind::AllToAllV: {
+    // Output partition p: what p sent to r, at r's place in p's row.
+    size_t off = 0;
+    int p = 0;
+    while (p + 1 < n && j >= off + c.matrix[p][r])
+      off += c.matrix[p++][r];
+    size_t at = 0;
+    for (int k = 0; k < r; ++k)
+      at += c.matrix[p][k];
+    return in(p, at + j - off);
   }
   default:
     return 0;
@@ -442,9 +485,10 @@ bool launchAll(Ranks &r, std::vector<CallState> &calls, std::string *why) {
     for (size_t l = 0; l < r.size(); ++l) {
       CT_CUDA(cudaSetDevice(r.device[l]));
       const Call &c = s.call;
+      const std::vector<size_t> counts = launchCounts(c, r.rank[l]);
       collcResult_t e = collcLaunch(
           comms[l], c.coll->name, sendOf(s, l), recvOf(s, l), c.count,
-          isV(c.coll->kind) ? c.counts.data() : nullptr, c.type, c.root,
+          isV(c.coll->kind) ? counts.data() : nullptr, c.type, c.root,
           reinterpret_cast<collcStream_t>(r.stream[l]));
       if (e != collcSuccess && ok) {
         *why = c.label + ": rank " + std::to_string(r.rank[l]) +
@@ -507,6 +551,10 @@ Choice choose(Ranks &r, const CallState &s, size_t l) {
   else if (first.in == collc::Layout::Packed)
     for (int p = 0; p < n; ++p)
       sizes[p] = (long long)c.counts[p];
+  else if (first.out == collc::Layout::Transposed)
+    for (int p = 0; p < n; ++p)
+      for (int k = 0; k < n; ++k)
+        sizes[(size_t)p * n + k] = (long long)c.matrix[p][k];
   else
     for (int p = 0; p < n; ++p)
       for (int k = 0; k < n; ++k)
@@ -521,13 +569,11 @@ Choice choose(Ranks &r, const CallState &s, size_t l) {
   ch.registered = ch.found == 0
                       ? 0u
                       : ch.found | (ie == 0 ? kIn : 0u) | (oe == 0 ? kOut : 0u);
-  if (ch.key < 0)
-    return ch;
   if (collc::Workspace *w =
-          collc::pickProgram(route, (unsigned long long)ch.key, ch.registered))
+          collc::pickProgram(route, ch.key, ch.registered))
     ch.picked = w->kernel;
   if (collc::Workspace *w =
-          collc::pickProgram(route, (unsigned long long)ch.key, 0))
+          collc::pickProgram(route, ch.key, 0))
     ch.unregistered = w->kernel;
   return ch;
 }
@@ -1115,6 +1161,35 @@ Call makeVCall(const char *name, collcDataType_t type, int n, size_t base,
   return c;
 }
 
+/// An AllToAll_v call: rank p sends base + step * ((3p + 5k) mod n)
+/// elements to rank k, but `big` elements to itself when p is the last
+/// rank (an entry no other rank's row or column holds from 3 ranks on,
+/// and rank 0's neither at 2: the ranks' largest sizes differ, so they
+/// must agree on the steps), and nothing at all when p is `empty`.
+Call makeA2AvCall(collcDataType_t type, int n, size_t base, size_t step,
+                  size_t big, int empty) {
+  Call c;
+  c.coll = findCollective("all_to_all_v");
+  if (!c.coll)
+    fatal("zero_copy: unknown collective all_to_all_v");
+  c.type = type;
+  c.matrix.assign(n, std::vector<size_t>(n, 0));
+  for (int p = 0; p < n; ++p)
+    for (int k = 0; k < n; ++k)
+      c.matrix[p][k] = p == empty ? 0
+                       : p == n - 1 && k == p
+                           ? big
+                           : base + step * size_t((3 * p + 5 * k) % n);
+  c.label = "all_to_all_v " + std::string(typeName(type)) + " rows=[";
+  for (int p = 0; p < n; ++p) {
+    c.label += p ? "; " : "";
+    for (int k = 0; k < n; ++k)
+      c.label += (k ? "," : "") + std::to_string(c.matrix[p][k]);
+  }
+  c.label += "]";
+  return c;
+}
+
 struct Set {
   std::string name;
   std::vector<Call> calls;
@@ -1158,11 +1233,20 @@ std::vector<Set> makeSets(int n) {
        {makeVCall("reduce_scatter_v", bf16, n, 131072 / n + 7, 3, n - 1),
         makeVCall("reduce_scatter_v", bf16, n, 524288 / n, 0, -1),
         makeVCall("reduce_scatter_v", bf16, n, 1572888 / n, 5, -1)}});
+  // all_to_all_v: one program for every size, its ranks agreeing on the
+  // steps (the last rank's part for itself the largest, which no other
+  // rank sees); a rank sending nothing (its empty input counts as
+  // registered: its output is).
+  sets.push_back({"all_to_all_v/bf16",
+                  {makeA2AvCall(bf16, n, 65536 + 7, 1000, 1572888, -1),
+                   makeA2AvCall(bf16, n, 131072, 64, 0, 0),
+                   makeA2AvCall(bf16, n, 4099, 4099, 3 * 262144 + 5, 1)}});
   std::vector<Set> chosen;
   for (Set &s : sets)
     if (selected(s.calls[0].coll->name) &&
         (!gOpt.quick || s.name == "all_reduce/bf16" ||
-         s.name == "all_gather/bf16" || s.name == "broadcast/bf16"))
+         s.name == "all_gather/bf16" || s.name == "broadcast/bf16" ||
+         s.name == "all_to_all_v/bf16"))
       chosen.push_back(std::move(s));
   return chosen;
 }

@@ -46,7 +46,7 @@ inline std::string routeOf(collcComm &comm, const char *force,
       << collcGetLastError();
   collc::buildRoutes(&comm, f);
   const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
-  collc::Workspace *w = collc::pickProgram(r, bytes);
+  collc::Workspace *w = collc::pickProgram(r, (long long)bytes);
   if (!w)
     return r.v1 ? r.v1->kernel->name : "none";
   return w->kernel->name;

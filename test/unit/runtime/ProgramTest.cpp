@@ -42,6 +42,8 @@ struct ProgramEntry {
   std::string chunk;
   /// The manifest's `registered` text (a zero-copy program); empty: absent.
   std::string registered;
+  /// The manifest's `agree` text (agreed steps); empty: absent.
+  std::string agree;
   std::string text() const {
     const int enc = encoding == "flag"       ? COLLC_ENCODING_FLAG
                     : encoding == "sentinel" ? COLLC_ENCODING_SENTINEL
@@ -64,6 +66,7 @@ struct ProgramEntry {
            std::to_string(c) + R"(, "input_packed": true)" +
            (chunk.empty() ? "" : R"(, "chunk": )" + chunk) +
            (registered.empty() ? "" : R"(, "registered": )" + registered) +
+           (agree.empty() ? "" : R"(, "agree": )" + agree) +
            "}}";
   }
 };
@@ -461,6 +464,83 @@ TEST(ChunkedTest, AChunkedRegionHoldsOneStepWhateverTheBand) {
   expectRefused({bad.text()}, {"chunk is \"big\""});
 }
 
+TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
+  // A V exchange's ranks know no size in common (selectionBytes -1): only
+  // a program whose ranks agree on its steps serves it, whatever its band;
+  // a known size picks by band as before.
+  ProgramEntry oneShot, zc, agreed;
+  oneShot.encoding = "flag";
+  oneShot.name = "collc_all_reduce__one_shot_flag_f32_n2";
+  for (ProgramEntry *e : {&zc, &agreed}) {
+    e->encoding = "flag";
+    e->lo = 0;
+    e->hi = 9223372036854775807ull;
+    e->agree = "true";
+  }
+  agreed.name = "collc_all_reduce__one_shot_flag_chunked_f32_n2";
+  agreed.chunk = "131072";
+  // Two agreement words per CTA before the ready words.
+  agreed.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(agreed.grid, 131072),
+      collcRxChunkedWords(agreed.grid, 1));
+  EXPECT_EQ(agreed.region, 16 * 131072 + 3 * 128);
+  zc.name = "collc_all_reduce__one_shot_flag_zero_copy_f32_n2";
+  zc.chunk = "1073741824";
+  zc.registered = R"(["input"])";
+  zc.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG, collcRxInPlacePayloadBytes(zc.grid),
+      collcRxChunkedWords(zc.grid, 1));
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({oneShot.text(), zc.text(), agreed.text()}), &m),
+            collcSuccess)
+      << lastError();
+  EXPECT_FALSE(m->kernels[0].program.agree); // absent: false
+  EXPECT_TRUE(m->kernels[1].program.agree);
+  EXPECT_TRUE(m->kernels[2].program.agree);
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    collc::buildRoutes(&comm, collc::ForceVariant());
+    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
+    auto pick = [&](long long key, unsigned registered) {
+      collc::Workspace *w = collc::pickProgram(r, key, registered);
+      return w ? w->kernel->name : std::string("none");
+    };
+    EXPECT_EQ(pick(-1, 0), agreed.name);
+    EXPECT_EQ(pick(-1, collc::ProgramInfo::kRegisteredInput), zc.name);
+    EXPECT_EQ(pick(100, 0), oneShot.name);
+    EXPECT_EQ(pick(1 << 20, 0), agreed.name);
+  }
+  collcModuleDestroy(m);
+  // Without an agreeing program an unknown size has none (the v1 kernel).
+  ASSERT_EQ(load(manifest({oneShot.text()}), &m), collcSuccess)
+      << lastError();
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    collc::buildRoutes(&comm, collc::ForceVariant());
+    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
+    EXPECT_EQ(collc::pickProgram(r, -1, 0), nullptr);
+  }
+  collcModuleDestroy(m);
+
+  // What the reader refuses, with what is wrong.
+  ProgramEntry bad = agreed;
+  bad.agree = "\"yes\"";
+  expectRefused({bad.text()}, {"agree is \"yes\"", "expected true or false"});
+  bad = oneShot;
+  bad.agree = "true";
+  expectRefused({bad.text()}, {"agree (steps agreed on the device) needs "
+                               "encoding \"flag\" and a chunk"});
+  bad = agreed;
+  bad.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(agreed.grid, 131072),
+      agreed.grid);
+  expectRefused({bad.text()}, {"region_bytes is 2097280", "needs 2097536"});
+}
+
 TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
   // The zero-copy twin before the chunked program, the same band: a call
   // runs it only when the buffers it names are registered.
@@ -544,9 +624,21 @@ TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
   std::string error = lastError();
   for (const char *part :
        {"collective 'all_reduce' (f32, program one_shot:ll16, call 9)",
-        "rank 0 timed out after 2000 ms in op 1 waiting for rank 1's data",
-        "slot 1, element 4096", "collcCommAbort"})
+        "rank 0 timed out after 2000 ms waiting for rank 1's data (op 1, "
+        "slot 1, element 4096)",
+        "collcCommAbort"})
     EXPECT_TRUE(contains(error, part)) << part << " in: " << error;
+
+  // Op ~0: the agreement on a call's steps (program.cuh, agree).
+  const unsigned long long agreement[8] = {COLLC_KERNEL_TIMEOUT, 9, 0, ~0ull,
+                                           ~0ull, 1, 0, ~0ull};
+  std::copy(agreement, agreement + 8, e + COLLC_ERROR_REMOTE);
+  EXPECT_EQ(collcCommGetAsyncError(&comm, &async), collcSuccess);
+  EXPECT_EQ(async, collcTimeout);
+  error = lastError();
+  EXPECT_TRUE(contains(error, "waiting for rank 1's data (agreeing on the "
+                              "call's steps, slot 0)"))
+      << error;
 
   const unsigned long long sequence[8] = {COLLC_KERNEL_SEQUENCE, 9, 0, 1,
                                           ~0ull, 1, 1, 0};

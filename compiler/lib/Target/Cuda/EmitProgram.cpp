@@ -59,18 +59,19 @@ int abiVariant(snac::Variant variant) {
 /// one flag word per warp of the grid; for a chunked program one step's.
 int64_t regionBytes(snac::ProgramOp program, int64_t n) {
   snac::PolicyAttr policy = program.getPolicy();
-  // A zero-copy region holds words only: where, retire and ready, per CTA.
+  const int ctas = (int)policy.getCtas();
+  // A zero-copy region holds words only: where, retire and ready, per CTA
+  // (and two agreement words per CTA: collcRxChunkedWords).
   if (program.isZeroCopy())
     return (int64_t)collcRxRegionBytes(
-        COLLC_ENCODING_FLAG,
-        collcRxInPlacePayloadBytes((int)policy.getCtas()),
-        (int)policy.getCtas());
+        COLLC_ENCODING_FLAG, collcRxInPlacePayloadBytes(ctas),
+        collcRxChunkedWords(ctas, policy.getAgree()));
   // A chunked region holds one step: a chunk per CTA, one flag word per CTA.
   if (policy.isChunked())
     return (int64_t)collcRxRegionBytes(
         abiEncoding(policy.getEncoding()),
-        collcRxChunkedPayloadBytes((int)policy.getCtas(), policy.getChunk()),
-        (int)policy.getCtas());
+        collcRxChunkedPayloadBytes(ctas, policy.getChunk()),
+        collcRxChunkedWords(ctas, policy.getAgree()));
   const int64_t payload = std::max<int64_t>(
       (int64_t)collcRxPayloadBytes(abiVariant(program.getVariant()),
                                    policy.getBandHi(), (int)n),
@@ -285,7 +286,9 @@ void ProgramEmitter::emitEpoch(snac::EpochOp op, int indent) {
     return;
   }
   line(indent) << "const Epoch e0 = g.epoch();\n";
-  line(indent) << "const long long steps = g.steps();\n";
+  // Agreed steps: the ranks exchange their largest sizes first.
+  line(indent) << (policy.getAgree() ? "const long long steps = g.agree(e0);\n"
+                                     : "const long long steps = g.steps();\n");
   line(indent) << "for (long long s = 0; s < steps; ++s) {\n";
   line(indent + 1) << "const Epoch e = e0.step(s);\n";
 }
@@ -425,12 +428,13 @@ void ProgramEmitter::emitKernel(const std::string &name,
   const bool perPartParts = program.hasVariablePartitions();
   std::string tail;
   if (policy.isChunked())
-    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}{2}{3}",
+    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}{2}{3}{4}",
                    outputByRow ? "true" : "false", policy.getChunk(),
                    zeroCopy       ? ", /*InPlace=*/true"
                    : perPartParts ? ", /*InPlace=*/false"
                                   : "",
-                   perPartParts ? ", /*PerPartParts=*/true" : "")
+                   perPartParts ? ", /*PerPartParts=*/true" : "",
+                   policy.getAgree() ? ", /*Agree=*/true" : "")
                .str();
   else if (outputByRow)
     tail = ", /*OutputByRow=*/true";
@@ -534,6 +538,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         p.root = snac::stringifyRoot(program.getRootShape()).str();
         p.speculate = policy.getSpeculate();
         p.chunk = policy.getChunk();
+        p.agree = policy.getAgree();
         // Zero-copy: the buffers the program publishes, which a call must
         // have registered (the input always; the output when forwarded).
         if (program.isZeroCopy()) {

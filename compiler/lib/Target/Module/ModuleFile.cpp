@@ -159,6 +159,9 @@ void module::write(ModuleOp module, llvm::StringRef specName,
         // Only a chunked program says its chunk (absent: not chunked).
         if (p.chunk)
           j["program"]["chunk"] = p.chunk;
+        // Only a program whose ranks agree on its steps says so.
+        if (p.agree)
+          j["program"]["agree"] = true;
         // Only a zero-copy program names the buffers it reads in place.
         if (!p.registered.empty())
           j["program"]["registered"] = p.registered;

@@ -145,16 +145,18 @@ static std::optional<OneShot> oneShotOf(CollectiveOp collective) {
   return std::nullopt;
 }
 
-/// Whether `shot` can be chunked: every rank must count the same steps, and
-/// a rank counts them from its size vector (its row and column of the size
+/// Whether the ranks of `shot` count a chunked call's steps alike from their
+/// own size vectors: every rank must count the same steps, and a rank
+/// counts them from its size vector (its row and column of the size
 /// matrix), which holds the largest entry of the whole matrix when the input
 /// is packed (every rank's size), the sizes are fixed, or the transform
 /// reduces (its partitions have one size on every rank). A transposing `_v`
 /// copy (AllToAll_v, and the Scatter and Gather it carries) is none of
 /// these: two ranks could count different steps and wait for each other's
-/// missing ones. But a fixed-size Scatter or Gather it carries is: the
-/// root's row (Scatter) or column (Gather) holds the count, and it is in
-/// every rank's column or row.
+/// missing ones, so its chunked program agrees on them first (policy
+/// `agree`). But a fixed-size Scatter or Gather it carries is: the root's
+/// row (Scatter) or column (Gather) holds the count, and it is in every
+/// rank's column or row.
 static bool chunkable(const OneShot &shot) {
   return fixedLayout(shot.input) == Layout::packed ||
          shot.consume == ConsumeOp::reduce || shot.carriesFixed ||
@@ -209,16 +211,27 @@ struct CollDeriveProgramsPass
   snac::ProgramOp createProgram(OpBuilder &b, CollectiveOp collective,
                                 snac::Variant variant,
                                 snac::Encoding encoding, int64_t lo,
-                                int64_t hi, int64_t ctas, int64_t chunk);
+                                int64_t hi, int64_t ctas, int64_t chunk,
+                                bool agree = false);
   snac::ProgramOp deriveOneShot(CollectiveOp collective, const OneShot &shot,
                                 Operation *after, snac::Encoding encoding,
                                 int64_t lo, int64_t hi, int64_t ctas,
-                                int64_t chunk);
+                                int64_t chunk, bool agree = false);
   snac::ProgramOp deriveTwoShot(CollectiveOp collective, const OneShot &shot,
                                 Operation *after, snac::Encoding encoding,
                                 int64_t lo, int64_t hi, int64_t ctas,
                                 int64_t chunk);
   void deriveZeroCopy(snac::ProgramOp chunked);
+  /// The device's chunk template parameter is at most 2^30 bytes.
+  LogicalResult checkZeroCopyChunk(CollectiveOp collective) {
+    if (zeroCopyChunkBytes >= 0 && zeroCopyChunkBytes % 16 == 0 &&
+        zeroCopyChunkBytes <= (int64_t(1) << 30))
+      return success();
+    return collective.emitError()
+           << "zero-copy-chunk-bytes = "
+           << static_cast<int64_t>(zeroCopyChunkBytes)
+           << " is not a multiple of 16 in [0, 2^30]";
+  }
 };
 
 } // namespace
@@ -278,6 +291,27 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
           dyn_cast_or_null<snac::ScheduleOp>(collective->getNextNode());
       schedule && schedule.getCollective() == collective.getSymName())
     after = schedule;
+  if (!chunkable(*shot)) {
+    // A transposing `_v` copy: its ranks can pick a program only by a
+    // size they all know, and they know none (each its row and column),
+    // so one program serves every size, the chunked one whose ranks agree
+    // on its steps on the device (a one-shot band would be chosen by some
+    // ranks and not others). It needs flag readiness; without a chunk or
+    // with another protocol the v1 schedule serves the collective.
+    snac::Encoding encoding =
+        proto == "auto" ? snac::Encoding::flag
+                        : *encodingOf(proto, hi + 1, ll16MaxBytes);
+    if (chunk <= 0 || encoding != snac::Encoding::flag)
+      return;
+    if (failed(checkZeroCopyChunk(collective)))
+      return signalPassFailure();
+    snac::ProgramOp agreed = deriveOneShot(
+        collective, *shot, after, encoding, /*lo=*/0,
+        std::numeric_limits<int64_t>::max(), ctas, chunk, /*agree=*/true);
+    if (zeroCopyChunkBytes > 0)
+      deriveZeroCopy(agreed);
+    return;
+  }
   after = deriveOneShot(collective, *shot, after,
                         *encodingOf(proto, hi, ll16MaxBytes), /*lo=*/0, hi,
                         ctas, /*chunk=*/0);
@@ -294,16 +328,10 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
                           ctas, /*chunk=*/0);
     top = twoHi;
   }
-  if (chunk <= 0 || !chunkable(*shot))
+  if (chunk <= 0)
     return;
-  // The device's chunk template parameter is at most 2^30 bytes.
-  if (zeroCopyChunkBytes < 0 || zeroCopyChunkBytes % 16 != 0 ||
-      zeroCopyChunkBytes > (int64_t(1) << 30)) {
-    collective.emitError() << "zero-copy-chunk-bytes = "
-                           << static_cast<int64_t>(zeroCopyChunkBytes)
-                           << " is not a multiple of 16 in [0, 2^30]";
+  if (failed(checkZeroCopyChunk(collective)))
     return signalPassFailure();
-  }
   // The bandwidth regime: a step moves a chunk per CTA, so regions hold one
   // step whatever the input; `auto` is flag there (LL16 halves the payload
   // of every byte on the wire).
@@ -343,7 +371,7 @@ void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
   program.setPolicyAttr(snac::PolicyAttr::get(
       ctx, p.getEncoding(), p.getSlots(), p.getBandLo(), p.getBandHi(),
       p.getCtas(), p.getThreads(), p.getGrain(), p.getPdl(),
-      /*speculate=*/false, zeroCopyChunkBytes));
+      /*speculate=*/false, zeroCopyChunkBytes, p.getAgree()));
   Block &body = program.getBody().front();
   for (auto buffer : body.getOps<snac::ProgramBufferOp>())
     if (buffer.getKind() == snac::BufferKind::receive)
@@ -361,13 +389,13 @@ void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
 snac::ProgramOp CollDeriveProgramsPass::deriveOneShot(
     CollectiveOp collective, const OneShot &shot, Operation *after,
     snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
-    int64_t chunk) {
+    int64_t chunk, bool agree) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(after);
   auto program = createProgram(b, collective, snac::Variant::one_shot,
-                               encoding, lo, hi, ctas, chunk);
+                               encoding, lo, hi, ctas, chunk, agree);
   if (shot.root != Root::none)
     program.setRootAttr(snac::RootAttr::get(ctx, shot.root));
   Block &body = program.getBody().front();
@@ -435,7 +463,7 @@ snac::ProgramOp CollDeriveProgramsPass::deriveOneShot(
 snac::ProgramOp CollDeriveProgramsPass::createProgram(
     OpBuilder &b, CollectiveOp collective, snac::Variant variant,
     snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
-    int64_t chunk) {
+    int64_t chunk, bool agree) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   // ll16 and sentinel units validate themselves, so loading before
@@ -443,7 +471,7 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
   bool spec = speculate && encoding != snac::Encoding::flag;
   auto policy =
       snac::PolicyAttr::get(ctx, encoding, slots, lo, hi, ctas, /*threads=*/0,
-                            /*grain=*/0, /*pdl=*/true, spec, chunk);
+                            /*grain=*/0, /*pdl=*/true, spec, chunk, agree);
   auto program = snac::ProgramOp::create(
       b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
       snac::VariantAttr::get(ctx, variant), /*root=*/snac::RootAttr(),

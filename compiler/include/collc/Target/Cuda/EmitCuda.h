@@ -99,6 +99,9 @@ struct ProgramInfo {
   /// Payload bytes per CTA, partition and step of a chunked program (0: the
   /// body runs once per call).
   int64_t chunk = 0;
+  /// Chunked: the ranks agree on a call's steps on the device (policy
+  /// `agree`, a transposing `_v` copy).
+  bool agree = false;
   /// Zero-copy programs: the user buffers a call must have registered
   /// ("input", "output"); empty for every other program.
   std::vector<std::string> registered;

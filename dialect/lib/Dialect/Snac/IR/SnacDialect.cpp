@@ -30,34 +30,41 @@ static void printBool(AsmPrinter &printer, bool value) {
 }
 
 /// `pdl = B` and the policy's optional tail, each entry printed only when it
-/// is not the default: `, speculate = true` then `, chunk = N`. One
+/// is not the default: `, speculate = true`, `, chunk = N`, `, agree =
+/// true`. One
 /// directive, because two optional groups that both start with `,` cannot be
 /// told apart by the generated parser.
 static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
-                                   bool &speculate, int64_t &chunk) {
+                                   bool &speculate, int64_t &chunk,
+                                   bool &agree) {
   if (parser.parseKeyword("pdl") || parser.parseEqual() ||
       parseBool(parser, pdl))
     return failure();
   speculate = false;
   chunk = 0;
-  bool seenSpeculate = false, seenChunk = false;
+  agree = false;
+  bool seenSpeculate = false, seenChunk = false, seenAgree = false;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc loc = parser.getCurrentLocation();
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return failure();
-    if (key == "speculate" && !seenSpeculate && !seenChunk) {
+    if (key == "speculate" && !seenSpeculate && !seenChunk && !seenAgree) {
       seenSpeculate = true;
       if (parseBool(parser, speculate))
         return failure();
-    } else if (key == "chunk" && !seenChunk) {
+    } else if (key == "chunk" && !seenChunk && !seenAgree) {
       seenChunk = true;
       if (parser.parseInteger(chunk))
         return failure();
+    } else if (key == "agree" && !seenAgree) {
+      seenAgree = true;
+      if (parseBool(parser, agree))
+        return failure();
     } else {
       return parser.emitError(loc)
-             << "expected 'speculate' or 'chunk' (in that order, each at "
-                "most once) after 'pdl', got '"
+             << "expected 'speculate', 'chunk' or 'agree' (in that order, "
+                "each at most once) after 'pdl', got '"
              << key << "'";
     }
   }
@@ -65,13 +72,15 @@ static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
 }
 
 static void printPolicyTail(AsmPrinter &printer, bool pdl, bool speculate,
-                            int64_t chunk) {
+                            int64_t chunk, bool agree) {
   printer << "pdl = ";
   printBool(printer, pdl);
   if (speculate)
     printer << ", speculate = true";
   if (chunk)
     printer << ", chunk = " << chunk;
+  if (agree)
+    printer << ", agree = true";
 }
 
 #define GET_ATTRDEF_CLASSES
@@ -96,7 +105,7 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  Encoding encoding, int64_t slots,
                                  int64_t bandLo, int64_t bandHi, int64_t ctas,
                                  int64_t threads, int64_t grain, bool,
-                                 bool speculate, int64_t chunk) {
+                                 bool speculate, int64_t chunk, bool agree) {
   // A flag orders the data written before it, not a payload loaded before
   // the flag was: validating such a load needs a timing assumption (SiFAR
   // 8.1). ll16 and sentinel units carry their own readiness.
@@ -136,5 +145,11 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "policy chunk must be a non-negative multiple of 16 "
                           "bytes (0: not chunked), got "
                        << chunk;
+  // The agreement's words sit beside the chunked flag ready words, and it
+  // exists to count a chunked call's steps.
+  if (agree && (chunk == 0 || encoding != Encoding::flag))
+    return emitError() << "policy agree needs a chunked flag program "
+                          "(it agrees on a chunked call's steps), got "
+                       << (chunk == 0 ? "no chunk" : "another encoding");
   return success();
 }

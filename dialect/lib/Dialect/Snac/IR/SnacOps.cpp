@@ -296,6 +296,18 @@ LogicalResult ProgramOp::verifyRegions() {
   });
   if (result.wasInterrupted())
     return failure();
+  // A rank counts a chunked call's steps from its size vector, its row and
+  // column of the size matrix; of an unrooted transposed_v exchange that
+  // need not hold the largest entry, so two ranks could count different
+  // steps and wait for each other's missing ones. (A rooted one may carry
+  // fixed sizes, whose count is in every rank's row or column.)
+  if (getPolicy().isChunked() && !getPolicy().getAgree() &&
+      getRootShape() == Root::none &&
+      getBufferOfKind(BufferKind::output).getLayout() == Layout::transposed_v)
+    return emitOpError() << "is chunked with a transposed_v output and no "
+                            "policy agree: its ranks see only their row and "
+                            "column of the size matrix and could count "
+                            "different steps (deadlock); add `agree = true`";
   if (failed(verifyZeroCopy()))
     return failure();
   return verifyPhases();

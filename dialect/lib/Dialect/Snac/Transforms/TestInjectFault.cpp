@@ -50,7 +50,7 @@ struct SnacTestInjectFaultPass
         fault == "program-early-slot-reuse" ||
         fault == "wrong-sequence-next" || fault == "wrong-sequence-previous" ||
         fault == "padding-dropped" || fault == "validation-skipped" ||
-        fault == "retire-skipped";
+        fault == "retire-skipped" || fault == "agree-skipped";
     if (!programFault && fault != "missing-await" &&
         fault != "wrong-notify-target" && fault != "early-slot-reuse" &&
         fault != "wrong-reduce-source") {
@@ -60,7 +60,8 @@ struct SnacTestInjectFaultPass
              "early-slot-reuse, wrong-reduce-source, "
              "sentinel-not-canonicalized, program-early-slot-reuse, "
              "wrong-sequence-next, wrong-sequence-previous, "
-             "padding-dropped, validation-skipped or retire-skipped";
+             "padding-dropped, validation-skipped, retire-skipped or "
+             "agree-skipped";
       return signalPassFailure();
     }
     // Schedules the fault does not apply to (no reduce, say) stay intact.
@@ -90,6 +91,13 @@ struct SnacTestInjectFaultPass
     }
     bool any = false;
     program.walk([&](Operation *op) {
+      if (fault == "agree-skipped") {
+        if (isa<EpochOp>(op) && program.getPolicy().getAgree()) {
+          mark(op);
+          any = true;
+        }
+        return;
+      }
       if (fault == "retire-skipped") {
         if (isa<RetireOp>(op)) {
           mark(op);

@@ -311,6 +311,16 @@ COLLC_ABI_FN unsigned long long collcRxChunkedPayloadBytes(
   return (unsigned long long)ctas * chunkBytes;
 }
 
+/// The words after a chunked (or zero-copy) region's payload, as
+/// collcRxRegionBytes's `segments`: one ready word per CTA, at the region's
+/// end; with agreed steps (policy `agree`) two more per CTA before them
+/// (the largest size the source sees, then the epoch that releases it:
+/// docs/snac.md, "Agreed steps"), 16-byte aligned since roundup16(8 x 3H)
+/// = roundup16(8H) + 16H.
+COLLC_ABI_FN int collcRxChunkedWords(int ctas, int agree) {
+  return agree ? 3 * ctas : ctas;
+}
+
 /// Elements of partition k when a whole buffer of `count` elements is split
 /// over `worldSize` partitions (a typed AllReduce's count): whole 16-byte
 /// units, the first `units mod worldSize` partitions one unit more, the

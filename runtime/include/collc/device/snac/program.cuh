@@ -267,15 +267,23 @@ COLLC_DEVICE_INLINE void cta_units(int units, Load &&load, Store &&store) {
 /// (zero-copy: consumers read the producers' registered buffers, see
 /// expose and retire), PerPartParts whether a chunked CTA's parts are sized
 /// by each partition's count (partitions of different sizes, `_v`) rather
-/// than the largest. The constructor does address arithmetic only (no
-/// load), so it belongs before wait_previous().
+/// than the largest, Agree whether the ranks agree on a chunked call's
+/// steps (agree) rather than count them from their own size vectors. The
+/// constructor does address arithmetic only (no load), so it belongs before
+/// wait_previous().
 template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
           bool Speculate = false, bool OutputByRow = false,
           long long ChunkBytes = 0, bool InPlace = false,
-          bool PerPartParts = false>
+          bool PerPartParts = false, bool Agree = false>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
+  // The agreement's words sit beside the chunked flag ready words; the
+  // parts of its `_v` partitions are each partition's own (the constructor
+  // knows no agreed steps to size them by the largest).
+  static_assert(!Agree || (Enc == Encoding::flag && ChunkBytes > 0 &&
+                           PerPartParts),
+                "agreed steps need a chunked flag program of `_v` parts");
   // Zero-copy readiness is one word per CTA and step: flag, chunked.
   static_assert(!InPlace || (Enc == Encoding::flag && ChunkBytes > 0),
                 "in-place receive buffers need flag readiness and a chunk");
@@ -376,6 +384,54 @@ public:
   /// sizeof(E)))), M the largest word of the size vector (every rank's size
   /// of a packed input; else this rank's row and column), H the grid's CTAs.
   COLLC_DEVICE_INLINE long long steps() const { return steps_; }
+
+  /// Agreed steps (policy agree: a transposing `_v` copy, whose size vector,
+  /// this rank's row and column, need not hold the call's largest size):
+  /// thread 0 stores the largest size this rank sees, then the epoch, in
+  /// this CTA's agreement words of region (slot(e0), rank) at every peer
+  /// (one fence for all), then awaits every peer's (bounded) and takes the
+  /// largest of all; the steps are counted from it, so every rank counts
+  /// the same. The words need no slot of their own: p writes call k + 1's
+  /// only after its call k took q's step-0 part, which q put only after it
+  /// read p's call-k words. Returns the steps (0 after a failed wait: the
+  /// CTA does nothing more, as after any failure).
+  COLLC_DEVICE_INLINE long long agree(Epoch e0) {
+    static_assert(Agree, "agree is an agreeing program's (policy agree)");
+    __shared__ long long agreed;
+    if (threadIdx.x == 0) {
+      long long most = largestOf(sizes_);
+      const unsigned long long off =
+          collcRxOffset(slot(e0), p_.rank, N, RegionBytes);
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < N; ++d)
+        if (d != p_.rank)
+          dev::st_relaxed_sys(agreeWord(static_cast<char *>(rx_.rx[d]) + off),
+                              static_cast<u64>(most));
+      dev::fence_acq_rel_sys();
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < N; ++d)
+        if (d != p_.rank)
+          dev::st_relaxed_sys(
+              agreeWord(static_cast<char *>(rx_.rx[d]) + off) + 1, e0.value);
+      char *const mine = myBuffer();
+      for (int q = 0; q < N && !failed_; ++q) {
+        if (q == p_.rank)
+          continue;
+        const u64 *word = agreeWord(mine + collcRxOffset(slot(e0), q, N,
+                                                          RegionBytes));
+        if (flagWait(/*op=*/-1, e0, q, word + 1, [] { return -1ll; })) {
+          // Ordered after the acquire of the epoch word.
+          const long long m =
+              static_cast<long long>(dev::ld_relaxed_sys(word));
+          most = m > most ? m : most;
+        }
+      }
+      agreed = stepsFor(most);
+    }
+    failed_ = __syncthreads_or(failed_) != 0;
+    steps_ = failed_ ? 0 : agreed;
+    return steps_;
+  }
 
   /// Ends the call in this CTA: stores its counter (read by the next call
   /// after griddepcontrol.wait or stream order, so no fence). Not after an
@@ -1011,10 +1067,15 @@ private:
       (void)sizes;
       return 1;
     } else {
-      const long long per = (long long)gridDim.x * kChunkElems;
-      const long long s = (largestOf(sizes) + per - 1) / per;
-      return s > 1 ? s : 1;
+      return stepsFor(largestOf(sizes));
     }
+  }
+  /// Chunked: the steps of a call whose largest partition has `most`
+  /// elements.
+  COLLC_DEVICE_INLINE static long long stepsFor(long long most) {
+    const long long per = (long long)gridDim.x * kChunkElems;
+    const long long s = (most + per - 1) / per;
+    return s > 1 ? s : 1;
   }
 
   /// Chunked, fixed sizes: the part of every partition, as partElemsOf(M)
@@ -1106,10 +1167,20 @@ private:
   /// FLAG chunked: this CTA's ready word in a region, word blockIdx.x of the
   /// roundup16(8 * gridDim.x) bytes at the region's end.
   COLLC_DEVICE_INLINE static u64 *chunkWord(char *region) {
-    const unsigned long long words =
-        (static_cast<unsigned long long>(gridDim.x) * 8ull + 15ull) / 16ull *
-        16ull;
-    return reinterpret_cast<u64 *>(region + RegionBytes - words) + blockIdx.x;
+    return reinterpret_cast<u64 *>(region + RegionBytes - readyBytes()) +
+           blockIdx.x;
+  }
+  COLLC_DEVICE_INLINE static unsigned long long readyBytes() {
+    return (static_cast<unsigned long long>(gridDim.x) * 8ull + 15ull) /
+           16ull * 16ull;
+  }
+  /// Agree: this CTA's two agreement words of a region (the largest size
+  /// its source sees, then the epoch that releases it), right before the
+  /// ready words (abi.h, collcRxChunkedWords).
+  COLLC_DEVICE_INLINE static u64 *agreeWord(char *region) {
+    return reinterpret_cast<u64 *>(region + RegionBytes - readyBytes() -
+                                   16ull * gridDim.x) +
+           2 * blockIdx.x;
   }
 
   /// FLAG chunked: thread 0 waits for this CTA's ready word of sources
@@ -1785,8 +1856,8 @@ private:
   const collcWindowParams win_;
   const long long thread_, threads_;
   u64 *const counter_;
-  /// Chunked: the call's steps.
-  const long long steps_;
+  /// Chunked: the call's steps (Agree: set by agree).
+  long long steps_;
   /// Chunked, fixed sizes: the part of every partition (largestPartOf).
   const long long partElems_;
   /// kSelfDirect: the partition this rank last put to itself in receive

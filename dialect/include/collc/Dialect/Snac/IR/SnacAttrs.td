@@ -72,7 +72,14 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
       CTA h taking chunk `s * ctas + h` of every partition in step `s`
       (chunk-major channels, each with its own sub-region of every receive
       region); the band's `hi` then bounds nothing, the regions hold one
-      step (docs/snac.md, "Chunked programs"). A multiple of 16.
+      step (docs/snac.md, "Chunked programs"). A multiple of 16;
+    - `agree` (printed only when true): a chunked flag program whose ranks
+      cannot count the call's steps from their own size vector (a
+      transposing `_v` copy: a rank sees only its row and column of the
+      size matrix) agrees on them on the device first: every CTA publishes
+      the largest size it sees to every peer and steps by the largest of
+      all (docs/snac.md, "Agreed steps"). Without it two ranks could count
+      different steps and wait for each other's missing ones.
 
     ```mlir
     #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16,
@@ -88,12 +95,13 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
                         "int64_t":$grain,
                         "bool":$pdl,
                         DefaultValuedParameter<"bool", "false">:$speculate,
-                        DefaultValuedParameter<"int64_t", "0">:$chunk);
+                        DefaultValuedParameter<"int64_t", "0">:$chunk,
+                        DefaultValuedParameter<"bool", "false">:$agree);
   let assemblyFormat = [{
     `<` `encoding` `=` $encoding `,` `slots` `=` $slots `,`
     `band` `=` `[` $band_lo `,` $band_hi `]` `,` `ctas` `=` $ctas `,`
     `threads` `=` $threads `,` `grain` `=` $grain `,`
-    custom<PolicyTail>($pdl, $speculate, $chunk) `>`
+    custom<PolicyTail>($pdl, $speculate, $chunk, $agree) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

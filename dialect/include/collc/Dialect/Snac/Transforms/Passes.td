@@ -35,7 +35,9 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
       without validating it (the interpreter applies it when the take
       speculates);
     - `retire-skipped`: a zero-copy program's `snac.retire` does nothing (a
-      producer's call ends while its readers still read its buffers).
+      producer's call ends while its readers still read its buffers);
+    - `agree-skipped`: a program with policy `agree` counts each call's
+      steps from the rank's own size vector, without the agreement.
   }];
   let options = [
     Option<"fault", "fault", "std::string", /*default=*/"\"\"",
@@ -43,7 +45,7 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
            "wrong-reduce-source | sentinel-not-canonicalized | "
            "program-early-slot-reuse | wrong-sequence-next | "
            "wrong-sequence-previous | padding-dropped | validation-skipped | "
-           "retire-skipped">
+           "retire-skipped | agree-skipped">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
