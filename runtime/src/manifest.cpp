@@ -324,7 +324,7 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
 }
 
 void readKernel(Reader &r, const json &k, const std::string &where,
-                bool programAbi, ManifestCheck check, KernelInfo &info) {
+                bool programAbi, KernelInfo &info) {
   info.name = r.str(k, "name", where);
   info.target = r.str(k, "target", where);
   info.collective = r.str(k, "collective", where);
@@ -517,7 +517,7 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
   for (size_t i = 0; kernels && r.error.empty() && i < kernels->size(); ++i) {
     KernelInfo info;
     const std::string where = "kernels[" + std::to_string(i) + "]";
-    readKernel(r, (*kernels)[i], where, programAbi, check, info);
+    readKernel(r, (*kernels)[i], where, programAbi, info);
     // A rooted call's sizes must be shaped, an unrooted call's must not
     // (the runtime would hand the program the wrong sizes).
     const CollectiveInfo *c = m.findCollective(info.collective);

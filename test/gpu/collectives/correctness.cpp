@@ -166,7 +166,10 @@ void testCollectiveType(Runner &run, const CollInfo &info,
         {0, "zeros", 1},     {1, "random", 2},      {7, "random", 2},
         {1000, "random", 2}, {1000, "one", 2},      {65537, "random", 2},
         {65537, "one", 1},   {65536, "aligned", 2},
-        {(size_t(1) << 20) + 3, "random", 1}};
+        {(size_t(1) << 20) + 3, "random", 1},
+        // One partition of several steps that most ranks do not see
+        // (AllToAll_v: the ranks must agree on the steps).
+        {(size_t(3) << 20) + 5, "one", 1}};
     const Shape *begin = gOpt.quick ? std::begin(quick) : std::begin(full);
     const Shape *end = gOpt.quick ? std::end(quick) : std::end(full);
     for (const Shape *it = begin; it != end; ++it) {
