@@ -118,9 +118,15 @@ int expectTimeout(World &w, const std::vector<collcComm_t> &comms, Case &c,
       // A SNAC v2 program (the call's size is in a program's band) has no
       // named events: its waits name the op, the source rank and the slot.
       // At more than 2 ranks that source may be a peer stuck on the victim.
+      // A V exchange's ranks wait for the victim before the first step,
+      // in the agreement on the call's steps.
       if (msg.find("waiting for rank ") == std::string::npos ||
           msg.find("'s data") == std::string::npos)
         problem = "a program's message does not say whose data it waited for";
+      else if (c.spec().coll->kind == Kind::AllToAllV &&
+               msg.find("agreeing on the call's steps") == std::string::npos)
+        problem = "an all_to_all_v message does not say it waited in the "
+                  "agreement on the call's steps";
     } else {
       bool named = false;
       for (const std::string &ev : events)
@@ -179,6 +185,7 @@ void abortAll(std::vector<collcComm_t> &comms, Group &g,
 
 void runTimeoutStall(World &w) {
   collcModule_t module = loadModule("collectives.collcmod");
+  collcModule_t variable = loadModule("variable.collcmod");
   collcConfig_t config = makeConfig(gOpt.stallTimeoutMs);
   struct Scenario {
     int victim;
@@ -187,21 +194,27 @@ void runTimeoutStall(World &w) {
   };
   int n = w.nranks;
   // The last rank stalls an all_reduce; rank 0, the root, stalls a
-  // broadcast.
+  // broadcast; rank 0 an all_to_all_v (random sizes up to `count`).
   std::vector<Scenario> scenarios = {{n - 1, "all_reduce", 65536},
-                                     {0, "broadcast", 4096}};
+                                     {0, "broadcast", 4096},
+                                     {0, "all_to_all_v", 4096}};
   Group g("timeout/stall");
   for (const Scenario &sc : scenarios) {
     std::string name = std::string("stall: rank ") + std::to_string(sc.victim) +
                        " never calls " + sc.coll;
+    CaseSpec s = spec(sc.coll, sc.count);
+    const bool isVariable = s.coll->kind == Kind::AllToAllV;
+    if (isVariable)
+      s.matrix = makePartitions(Kind::AllToAllV, n, sc.count, "random", 77);
     std::vector<collcComm_t> comms;
     std::string msg;
-    if (w.initComms(module, &config, comms, &msg) != collcSuccess) {
+    if (w.initComms(isVariable ? variable : module, &config, comms, &msg) !=
+        collcSuccess) {
       log("FAIL %s: communicator setup: %s", name.c_str(), msg.c_str());
       g.fail();
       continue;
     }
-    Case c(w, spec(sc.coll, sc.count));
+    Case c(w, s);
     c.allocate();
     c.upload(77, false);
     int st = expectTimeout(w, comms, c, sc.victim, name);
@@ -228,6 +241,7 @@ void runTimeoutStall(World &w) {
       w.destroyComms(comms);
     }
   }
+  collcModuleDestroy(variable);
   collcModuleDestroy(module);
 }
 
