@@ -35,6 +35,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -88,6 +90,11 @@ cl::opt<bool> progress(
              "stderr (the collectives compiled, kernel count, and the time in "
              "code generation, NVRTC and ptxas); NVRTC takes tens of seconds"),
     cl::init(false), cl::cat(collcCategory));
+cl::opt<unsigned> compileJobs(
+    "jobs",
+    cl::desc("With --emit=ptx|module: targets compiled at once (NVRTC and "
+             "ptxas, one thread each; 0: one per hardware thread)"),
+    cl::init(0), cl::cat(collcCategory));
 cl::opt<std::string> validateModule(
     "validate-module", cl::desc("Check a module file and exit"),
     cl::value_desc("file"), cl::init(""), cl::cat(collcCategory));
@@ -255,83 +262,126 @@ struct Stopwatch {
   }
 };
 
-/// The --progress line of one target: which collectives and how many
-/// kernels, printed before NVRTC starts (it takes tens of seconds); the
-/// times are appended when the target is done.
-void startProgress(StringRef spec, StringRef target, size_t targetIndex,
-                   size_t targetCount,
-                   const std::vector<cuda::KernelInfo> &kernels) {
+/// One target's work: its CUDA source (emitted in order, on this thread),
+/// then NVRTC and ptxas (on the pool, targets in parallel).
+struct TargetJob {
+  cuda::Target target;
+  std::string programName; // NVRTC's name of the source: <spec>_<target>.cu
+  std::string source;
+  std::vector<cuda::KernelInfo> kernels;
+  double emitSec = 0, nvrtcSec = 0, ptxasSec = 0;
+  std::string ptx, cubin, log;
+  std::vector<cuda::ResourceUsage> resources;
+  /// Where it failed: NVRTC or ptxas; neither: it succeeded.
+  bool nvrtcFailed = false, ptxasFailed = false;
+};
+
+/// NVRTC, then (for a module) ptxas through nvJitLink. Thread-safe: each
+/// job owns its NVRTC program and nvJitLink handle, and touches no MLIR.
+void compileJob(TargetJob &job, bool assemble,
+                ArrayRef<std::string> defines) {
+  Stopwatch clock;
+  if (!cuda::compileToPtx(job.source, job.programName, job.target,
+                          job.ptx, job.log, defines)) {
+    job.nvrtcFailed = true;
+    return;
+  }
+  job.nvrtcSec = clock.lap();
+  if (!assemble)
+    return;
+  if (!cuda::assemble(job.ptx, job.target, job.cubin, job.resources,
+                      job.log))
+    job.ptxasFailed = true;
+  job.ptxasSec = clock.lap();
+}
+
+/// The --progress line of one target: which collectives, how many kernels,
+/// and where the time went (printed in target order once it is done).
+void printProgress(StringRef spec, size_t targetIndex, size_t targetCount,
+                   const TargetJob &job, bool assembled) {
   SmallVector<StringRef> names;
-  for (const cuda::KernelInfo &k : kernels)
+  for (const cuda::KernelInfo &k : job.kernels)
     if (!llvm::is_contained(names, k.collective))
       names.push_back(k.collective);
   errs() << formatv("collc: {0} [{1}/{2}] {3}: {4} collectives ({5}), {6} "
                     "kernels ...",
-                    spec, targetIndex + 1, targetCount, target, names.size(),
-                    llvm::join(names, ", "), kernels.size());
-  errs().flush();
+                    spec, targetIndex + 1, targetCount, job.target.name,
+                    names.size(), llvm::join(names, ", "), job.kernels.size());
+  if (job.nvrtcFailed || job.ptxasFailed)
+    errs() << " failed\n";
+  else if (!assembled)
+    errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s\n", job.emitSec,
+                      job.nvrtcSec);
+  else
+    errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s, ptxas {2:f1} s\n",
+                      job.emitSec, job.nvrtcSec, job.ptxasSec);
 }
 } // namespace
 
-/// The CUDA stages: source, PTX or the module file, for every target.
+/// The CUDA stages: source, PTX or the module file, for every target. The
+/// sources are emitted in target order; NVRTC and ptxas, which take nearly
+/// all the time, run for the targets in parallel (--jobs), and the results
+/// are reported and written in target order.
 static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
                                  raw_ostream &os) {
   const MemoryBuffer *spec = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  std::vector<module::TargetImage> images;
   SmallVector<StringRef> targetNames(coll::CollDialect::getTargets(module));
   StringRef specName = sys::path::filename(spec->getBufferIdentifier());
-  for (auto [targetIndex, name] : llvm::enumerate(targetNames)) {
+  std::vector<TargetJob> jobs;
+  for (StringRef name : targetNames) {
     Stopwatch clock;
     FailureOr<cuda::Target> target = cuda::parseTarget(name);
     if (failed(target))
       return module.emitError() << "unknown target '" << name << "'";
-    std::string source;
-    llvm::raw_string_ostream sourceStream(source);
-    std::vector<cuda::KernelInfo> kernels;
-    if (failed(cuda::emitCuda(module, *target, sourceStream, &kernels)))
-      return failure();
-    if (emitStage == Emit::Cuda) {
-      os << source << "\n";
-      continue;
-    }
-    const double emitSec = clock.lap();
-    if (progress)
-      startProgress(specName, name, targetIndex, targetNames.size(), kernels);
-    std::string ptx, log;
-    std::string program =
+    TargetJob job{*target};
+    job.programName =
         (sys::path::stem(spec->getBufferIdentifier()) + "_" + name + ".cu")
             .str();
-    if (!cuda::compileToPtx(source, program, *target, ptx, log,
-                            multimemDefines())) {
-      if (progress)
-        errs() << " failed\n";
+    llvm::raw_string_ostream sourceStream(job.source);
+    if (failed(cuda::emitCuda(module, *target, sourceStream, &job.kernels)))
+      return failure();
+    if (emitStage == Emit::Cuda) {
+      os << job.source << "\n";
+      continue;
+    }
+    job.emitSec = clock.lap();
+    jobs.push_back(std::move(job));
+  }
+  if (emitStage == Emit::Cuda)
+    return success();
+
+  const bool assemble = emitStage == Emit::Module;
+  const SmallVector<std::string> defines = multimemDefines();
+  {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(compileJobs));
+    for (TargetJob &job : jobs)
+      pool.async([&job, assemble, &defines] {
+        compileJob(job, assemble, defines);
+      });
+    pool.wait();
+  }
+
+  std::vector<module::TargetImage> images;
+  for (auto [index, job] : llvm::enumerate(jobs)) {
+    const std::string &name = job.target.name;
+    if (progress)
+      printProgress(specName, index, jobs.size(), job, assemble);
+    if (job.nvrtcFailed)
       return module.emitError()
              << "NVRTC failed to compile the generated CUDA for " << name
              << " (a collc bug; rerun with --emit=cuda to see the source):\n"
-             << log;
-    }
-    const double nvrtcSec = clock.lap();
-    if (emitStage == Emit::Ptx) {
-      if (progress)
-        errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s\n", emitSec,
-                          nvrtcSec);
-      os << "// target: " << name << "\n" << ptx << "\n";
+             << job.log;
+    if (job.ptxasFailed)
+      return module.emitError() << "ptxas rejected the PTX for " << name
+                                << " (a collc bug):\n" << job.log;
+    if (!assemble) {
+      os << "// target: " << name << "\n" << job.ptx << "\n";
       continue;
     }
-    module::TargetImage image{*target, ptx, {}, std::move(kernels), {}};
-    if (!cuda::assemble(ptx, *target, image.cubin, image.resources, log)) {
-      if (progress)
-        errs() << " failed\n";
-      return module.emitError() << "ptxas rejected the PTX for " << name
-                                << " (a collc bug):\n" << log;
-    }
-    if (progress)
-      errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s, ptxas {2:f1} s\n",
-                        emitSec, nvrtcSec, clock.lap());
     if (resourceReport)
-      for (const cuda::ResourceUsage &r : image.resources) {
+      for (const cuda::ResourceUsage &r : job.resources) {
         int grid = 0;
-        for (const cuda::KernelInfo &k : image.kernels)
+        for (const cuda::KernelInfo &k : job.kernels)
           if (k.name == r.kernel)
             grid = k.grid;
         errs() << formatv("{0,-8} {1,-44} regs {2,3}  spill st/ld {3}/{4} B  "
@@ -339,7 +389,10 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
                           name, r.kernel, r.registers, r.spillStoreBytes,
                           r.spillLoadBytes, r.stackBytes, r.sharedBytes, grid);
       }
-    images.push_back(std::move(image));
+    images.push_back(module::TargetImage{job.target, std::move(job.ptx),
+                                         std::move(job.cubin),
+                                         std::move(job.kernels),
+                                         std::move(job.resources)});
   }
   if (emitStage == Emit::Module)
     module::write(module, sys::path::filename(spec->getBufferIdentifier()),
