@@ -154,12 +154,14 @@ def check_programs(m, expected):
                                                       ["input", "output"])):
             sys.exit(f"{k['name']}: bad zero-copy program {p}")
         # Flag words: one per warp, or one per CTA in a chunked program,
-        # and two agreement words per CTA more where the ranks agree on a
-        # call's steps (a transposing `_v` copy).
+        # and a row of agreement words (one per CTA, the row padded to 16
+        # bytes) where the ranks agree on a call's steps (a transposing
+        # `_v` copy).
         agree = p.get("agree", False)
         if agree and (p["encoding"] != "flag" or not chunk):
             sys.exit(f"{k['name']}: agree without a chunked flag program {p}")
-        words = (3 * k["grid"] if agree else k["grid"] if chunk
+        words = (2 * (k["grid"] + k["grid"] % 2) if agree
+                 else k["grid"] if chunk
                  else k["grid"] * k["threads"] // 32)
         # A chunked region holds one step: a chunk per CTA; a zero-copy one
         # a where word and a retire word per CTA (then the ready words).

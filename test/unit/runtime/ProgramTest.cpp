@@ -479,11 +479,11 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
   }
   agreed.name = "collc_all_reduce__one_shot_flag_chunked_f32_n2";
   agreed.chunk = "131072";
-  // Two agreement words per CTA before the ready words.
+  // A row of agreement words (one per CTA) before the ready words.
   agreed.region = (long long)collcRxRegionBytes(
       COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(agreed.grid, 131072),
       collcRxChunkedWords(agreed.grid, 1));
-  EXPECT_EQ(agreed.region, 16 * 131072 + 3 * 128);
+  EXPECT_EQ(agreed.region, 16 * 131072 + 2 * 128);
   zc.name = "collc_all_reduce__one_shot_flag_zero_copy_f32_n2";
   zc.chunk = "1073741824";
   zc.registered = R"(["input"])";
@@ -538,7 +538,7 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
   bad.region = (long long)collcRxRegionBytes(
       COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(agreed.grid, 131072),
       agreed.grid);
-  expectRefused({bad.text()}, {"region_bytes is 2097280", "needs 2097536"});
+  expectRefused({bad.text()}, {"region_bytes is 2097280", "needs 2097408"});
 }
 
 TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {

@@ -313,12 +313,12 @@ COLLC_ABI_FN unsigned long long collcRxChunkedPayloadBytes(
 
 /// The words after a chunked (or zero-copy) region's payload, as
 /// collcRxRegionBytes's `segments`: one ready word per CTA, at the region's
-/// end; with agreed steps (policy `agree`) two more per CTA before them
-/// (the largest size the source sees, then the epoch that releases it:
-/// docs/snac.md, "Agreed steps"), 16-byte aligned since roundup16(8 x 3H)
-/// = roundup16(8H) + 16H.
+/// end; with agreed steps (policy `agree`) a row of as many before them,
+/// one agreement word per CTA (the call's tag and the steps the source
+/// counts: docs/snac.md, "Agreed steps"), each row 16-byte aligned (the
+/// segments are padded to an even count).
 COLLC_ABI_FN int collcRxChunkedWords(int ctas, int agree) {
-  return agree ? 3 * ctas : ctas;
+  return agree ? 2 * ((ctas + 1) / 2 * 2) : ctas;
 }
 
 /// Elements of partition k when a whole buffer of `count` elements is split

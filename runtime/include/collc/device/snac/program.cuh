@@ -387,46 +387,61 @@ public:
 
   /// Agreed steps (policy agree: a transposing `_v` copy, whose size vector,
   /// this rank's row and column, need not hold the call's largest size):
-  /// thread 0 stores the largest size this rank sees, then the epoch, in
-  /// this CTA's agreement words of region (slot(e0), rank) at every peer
-  /// (one fence for all), then awaits every peer's (bounded) and takes the
-  /// largest of all; the steps are counted from it, so every rank counts
-  /// the same. The words need no slot of their own: p writes call k + 1's
+  /// thread 0 stores this CTA's agreement word of region (slot(e0), rank)
+  /// at every peer, then awaits every peer's (bounded), and the call runs
+  /// the most steps any rank counts. A word carries its own readiness and
+  /// orders no other data, so the stores are relaxed and need no fence: the
+  /// high 32 bits are the call's first epoch (its low 32 bits, as LL16's
+  /// sequence numbers: calls 2^32 apart share one), the low 32 the steps
+  /// this rank counts (at most 2^32 - 1: the steps of 2^32 x the grid's
+  /// chunks). The words need no slot of their own: p writes call k + 1's
   /// only after its call k took q's step-0 part, which q put only after it
-  /// read p's call-k words. Returns the steps (0 after a failed wait: the
+  /// read p's call-k word. Returns the steps (0 after a failed wait: the
   /// CTA does nothing more, as after any failure).
   COLLC_DEVICE_INLINE long long agree(Epoch e0) {
     static_assert(Agree, "agree is an agreeing program's (policy agree)");
     __shared__ long long agreed;
     if (threadIdx.x == 0) {
-      long long most = largestOf(sizes_);
+      const long long mine = stepsFor(largestOf(sizes_));
+      const uint32_t tag = agreeTag(e0);
+      const u64 word = (static_cast<u64>(tag) << 32) |
+                       static_cast<u64>(mine < 0xFFFFFFFFll ? mine
+                                                            : 0xFFFFFFFFll);
       const unsigned long long off =
           collcRxOffset(slot(e0), p_.rank, N, RegionBytes);
       COLLC_PRAGMA_UNROLL
       for (int d = 0; d < N; ++d)
         if (d != p_.rank)
           dev::st_relaxed_sys(agreeWord(static_cast<char *>(rx_.rx[d]) + off),
-                              static_cast<u64>(most));
-      dev::fence_acq_rel_sys();
-      COLLC_PRAGMA_UNROLL
-      for (int d = 0; d < N; ++d)
-        if (d != p_.rank)
-          dev::st_relaxed_sys(
-              agreeWord(static_cast<char *>(rx_.rx[d]) + off) + 1, e0.value);
-      char *const mine = myBuffer();
+                              word);
+      long long most = mine;
+      char *const buffer = myBuffer();
       for (int q = 0; q < N && !failed_; ++q) {
         if (q == p_.rank)
           continue;
-        const u64 *word = agreeWord(mine + collcRxOffset(slot(e0), q, N,
-                                                          RegionBytes));
-        if (flagWait(/*op=*/-1, e0, q, word + 1, [] { return -1ll; })) {
-          // Ordered after the acquire of the epoch word.
-          const long long m =
-              static_cast<long long>(dev::ld_relaxed_sys(word));
-          most = m > most ? m : most;
+        const u64 *at =
+            agreeWord(buffer + collcRxOffset(slot(e0), q, N, RegionBytes));
+        u64 v = 0;
+        const dev::PollState state = dev::bounded_poll(
+            p_.timeoutNs,
+            [&] {
+              v = dev::ld_relaxed_sys(at);
+              return static_cast<uint32_t>(v >> 32) == tag;
+            },
+            // Another call's tag that is not an earlier one: the ranks
+            // did not issue the same calls (a sequence error).
+            [&] {
+              const uint32_t t = static_cast<uint32_t>(v >> 32);
+              return t != 0 && static_cast<int32_t>(t - tag) > 0;
+            });
+        if (state != dev::PollState::Ready) {
+          waitFailed(state, /*op=*/-1, e0, q, -1);
+          break;
         }
+        const long long theirs = static_cast<long long>(v & 0xFFFFFFFFull);
+        most = theirs > most ? theirs : most;
       }
-      agreed = stepsFor(most);
+      agreed = most;
     }
     failed_ = __syncthreads_or(failed_) != 0;
     steps_ = failed_ ? 0 : agreed;
@@ -1174,13 +1189,18 @@ private:
     return (static_cast<unsigned long long>(gridDim.x) * 8ull + 15ull) /
            16ull * 16ull;
   }
-  /// Agree: this CTA's two agreement words of a region (the largest size
-  /// its source sees, then the epoch that releases it), right before the
-  /// ready words (abi.h, collcRxChunkedWords).
+  /// Agree: this CTA's agreement word of a region (the call's tag and the
+  /// steps its source counts), in the row of words right before the ready
+  /// words (abi.h, collcRxChunkedWords).
   COLLC_DEVICE_INLINE static u64 *agreeWord(char *region) {
-    return reinterpret_cast<u64 *>(region + RegionBytes - readyBytes() -
-                                   16ull * gridDim.x) +
-           2 * blockIdx.x;
+    return reinterpret_cast<u64 *>(region + RegionBytes - 2ull * readyBytes()) +
+           blockIdx.x;
+  }
+  /// Agree: a call's tag, its first epoch's low 32 bits (never 0, the
+  /// value of a fresh buffer).
+  COLLC_DEVICE_INLINE static uint32_t agreeTag(Epoch e0) {
+    const uint32_t t = static_cast<uint32_t>(e0.value);
+    return t == 0 ? 1u : t;
   }
 
   /// FLAG chunked: thread 0 waits for this CTA's ready word of sources
