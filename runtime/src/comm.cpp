@@ -704,10 +704,10 @@ void reportProgramError(collcComm_t comm, const Workspace &w,
     (void)COLLC_FAIL(
         collcTimeout,
         "collective '%s' (%s, program %s:%s, call %llu): rank %d received "
-        "data of a later call from rank %lld (%s): the ranks did not issue the same sequence of calls of this "
-        "collective (every rank must make the same calls with the same "
-        "sizes, in the same order); abort the communicator with "
-        "collcCommAbort",
+        "data of a later call from rank %lld (%s): the ranks did not issue "
+        "the same sequence of calls of this collective (every rank must make "
+        "the same calls with the same sizes, in the same order); abort the "
+        "communicator with collcCommAbort",
         k.collective.c_str(), k.elementType.c_str(), k.program.variant.c_str(),
         encodingName(k.program.encoding), e[1], comm->rank, source, at);
     return;

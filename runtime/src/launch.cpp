@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 
 using namespace collc;
@@ -382,20 +383,17 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
                          win, found);
   }
   if (!route.v1) {
-    if (key < 0)
-      return COLLC_FAIL(collcInvalidArgument,
-                        "%s: rank %d: no kernel of the module serves this "
-                        "call (the module has programs only, and none whose "
-                        "ranks agree on its steps, which a V exchange needs%s)",
-                        name, r,
-                        route.programs.empty() ? ", or COLLC_FORCE_VARIANT "
-                                                 "excludes them"
-                                               : "");
+    // A V exchange's key is -1: no size every rank knows.
+    char input[48] = "";
+    if (key >= 0)
+      std::snprintf(input, sizeof input, "%lld bytes of input; ", key);
     return COLLC_FAIL(collcInvalidArgument,
                       "%s: rank %d: no kernel of the module serves this call "
-                      "(%lld bytes of input; the module has programs only, "
-                      "and none has this size in its band%s)",
-                      name, r, key,
+                      "(%sthe module has programs only, and none %s%s)",
+                      name, r, input,
+                      key >= 0 ? "has this size in its band"
+                               : "whose ranks agree on its steps, which a V "
+                                 "exchange needs",
                       route.programs.empty() ? ", or COLLC_FORCE_VARIANT "
                                                "excludes them"
                                              : "");

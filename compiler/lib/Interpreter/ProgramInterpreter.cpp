@@ -415,10 +415,10 @@ private:
   /// Parts sized per partition (ProgramOp::hasVariablePartitions).
   bool perPartParts = false;
   /// Agreed steps (policy agree, not under the fault agree-skipped): every
-  /// CTA publishes the largest size its rank sees to every peer (a Word,
-  /// unit W + worker of region (slot of the first step, rank), as the
-  /// device's agreement words) and awaits theirs before its first step;
-  /// the steps are counted from the largest size of the whole matrix.
+  /// CTA publishes the steps its rank counts to every peer (a Word, unit
+  /// W + worker of region (slot of the first step, rank), as the device's
+  /// agreement word) and awaits theirs before its first step; the steps
+  /// are counted from the largest size of the whole matrix.
   bool agree = false;
   snac::EpochOp epochOp;
   static constexpr int kRetireSlot = 1 << 20;
@@ -737,7 +737,6 @@ bool ProgramSimulator::evalBlock(Block &block,
   }
   return true;
 }
-
 
 int64_t
 ProgramSimulator::largestAt(const std::vector<std::vector<int64_t>> &m,
@@ -1150,7 +1149,7 @@ std::string ProgramSimulator::where(int owner, int slot, int source,
                    unit, source)
         .str();
   if (word && agree && unit >= W)
-    return formatv("rank {0}'s agreement words of CTA {1} (slot {2}, source "
+    return formatv("rank {0}'s agreement word of CTA {1} (slot {2}, source "
                    "{3})",
                    owner, unit - W, slot, source)
         .str();

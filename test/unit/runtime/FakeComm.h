@@ -36,17 +36,19 @@ inline void fakeComm(collcComm &comm, collcModule_t module, int nranks,
   }
 }
 
-/// The kernel an f32 call of `bytes` to the module's first collective runs
-/// under `force` ("" = unset): its program for that size, else the v1 kernel
-/// ("none" without one).
-inline std::string routeOf(collcComm &comm, const char *force,
-                           unsigned long long bytes) {
+/// The kernel an f32 call with selection key `key` (collc::selectionBytes:
+/// the input bytes, or -1 for no size every rank knows) to the module's
+/// first collective runs under `force` ("" = unset) with the buffers
+/// `registered` (ProgramInfo::kRegistered*): its program, else the v1
+/// kernel ("none" without one).
+inline std::string routeOf(collcComm &comm, const char *force, long long key,
+                           unsigned registered = 0) {
   collc::ForceVariant f;
   EXPECT_EQ(collc::parseForceVariant(force, f), collcSuccess)
       << collcGetLastError();
   collc::buildRoutes(&comm, f);
   const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
-  collc::Workspace *w = collc::pickProgram(r, (long long)bytes);
+  collc::Workspace *w = collc::pickProgram(r, key, registered);
   if (!w)
     return r.v1 ? r.v1->kernel->name : "none";
   return w->kernel->name;

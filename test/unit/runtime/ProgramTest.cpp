@@ -501,11 +501,8 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
     collcComm comm;
     std::vector<unsigned long long> errors;
     collc::test::fakeComm(comm, m, 2, 0, errors);
-    collc::buildRoutes(&comm, collc::ForceVariant());
-    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
     auto pick = [&](long long key, unsigned registered) {
-      collc::Workspace *w = collc::pickProgram(r, key, registered);
-      return w ? w->kernel->name : std::string("none");
+      return collc::test::routeOf(comm, "", key, registered);
     };
     EXPECT_EQ(pick(-1, 0), agreed.name);
     EXPECT_EQ(pick(-1, collc::ProgramInfo::kRegisteredInput), zc.name);
@@ -520,9 +517,7 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
     collcComm comm;
     std::vector<unsigned long long> errors;
     collc::test::fakeComm(comm, m, 2, 0, errors);
-    collc::buildRoutes(&comm, collc::ForceVariant());
-    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
-    EXPECT_EQ(collc::pickProgram(r, -1, 0), nullptr);
+    EXPECT_EQ(collc::test::routeOf(comm, "", -1), "none");
   }
   collcModuleDestroy(m);
 
@@ -577,11 +572,8 @@ TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
     collcComm comm;
     std::vector<unsigned long long> errors;
     collc::test::fakeComm(comm, m, 2, 0, errors);
-    collc::buildRoutes(&comm, collc::ForceVariant());
-    const collc::Route &r = comm.routes[0 * collcNumTypes + collcFloat32];
     auto pick = [&](unsigned registered) {
-      collc::Workspace *w = collc::pickProgram(r, 1ull << 28, registered);
-      return w ? w->kernel->name : std::string("none");
+      return collc::test::routeOf(comm, "", 1ll << 28, registered);
     };
     EXPECT_EQ(pick(0), chunked.name);
     EXPECT_EQ(pick(collc::ProgramInfo::kRegisteredInput), chunked.name);

@@ -286,7 +286,7 @@ void ProgramEmitter::emitEpoch(snac::EpochOp op, int indent) {
     return;
   }
   line(indent) << "const Epoch e0 = g.epoch();\n";
-  // Agreed steps: the ranks exchange their largest sizes first.
+  // Agreed steps: the ranks exchange their step counts first.
   line(indent) << (policy.getAgree() ? "const long long steps = g.agree(e0);\n"
                                      : "const long long steps = g.steps();\n");
   line(indent) << "for (long long s = 0; s < steps; ++s) {\n";

@@ -76,9 +76,8 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
     - `agree` (printed only when true): a chunked flag program whose ranks
       cannot count the call's steps from their own size vector (a
       transposing `_v` copy: a rank sees only its row and column of the
-      size matrix) agrees on them on the device first: every CTA publishes
-      the largest size it sees to every peer and steps by the largest of
-      all (docs/snac.md, "Agreed steps"). Without it two ranks could count
+      size matrix) agrees on them on the device first: every CTA sends
+      every peer the steps its rank counts and runs the most of all (docs/snac.md, "Agreed steps"). Without it two ranks could count
       different steps and wait for each other's missing ones.
 
     ```mlir
