@@ -43,26 +43,10 @@ collcResult_t configTimeout(const collcConfig_t *config,
   return collcSuccess;
 }
 
-/// Picks the image for a device of compute capability `cc`: a cubin built
-/// for exactly that capability, else the PTX of the highest target not
-/// above it (the driver JIT-compiles it), else nothing.
-const Image *pickImage(const collcModule &m, int cc) {
-  const Image *best = nullptr;
-  for (const Image &im : m.images)
-    if (im.kind == "cubin" && im.capability == cc &&
-        im.target.find_first_of("af", 5) == std::string::npos)
-      return &im;
-  for (const Image &im : m.images)
-    if (im.kind == "ptx" && im.capability <= cc &&
-        (!best || im.capability > best->capability))
-      best = &im;
-  return best;
-}
-
 std::string targetsOf(const collcModule &m) {
   std::string s;
   for (const Image &im : m.images)
-    if (im.kind == "ptx")
+    if (s.find(im.target) == std::string::npos)
       s += (s.empty() ? "" : ", ") + im.target;
   return s;
 }
@@ -118,7 +102,7 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
   CU_CHECK(cuDevicePrimaryCtxRetain(&comm->context, dev));
   CU_CHECK(cuCtxSetCurrent(comm->context));
 
-  const Image *image = pickImage(*module, comm->capability);
+  const Image *image = module->imageFor(comm->capability);
   if (!image)
     return COLLC_FAIL(collcInvalidArgument,
                       "the module has no code for device %d (sm_%d); its "

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 using json = nlohmann::json;
 using namespace collc;
@@ -395,25 +396,60 @@ void readImage(Reader &r, const json &im, const std::string &where,
   }
   // "sm_90a" -> 90; the suffix only narrows where a cubin runs.
   image.capability = std::atoi(image.target.c_str() + 3);
+  if (image.kind == "cubin" || image.kind == "ptx") {
+    image.hasCubin = image.kind == "cubin";
+    image.hasPtx = image.kind == "ptx";
+  } else if (image.kind == "fatbin") {
+    // A CUDA fat binary (magic 0xBA55ED50, little-endian), compressed or
+    // not; the driver reads the rest.
+    const std::string &d = image.data;
+    if (d.size() < 16 || static_cast<unsigned char>(d[0]) != 0x50 ||
+        static_cast<unsigned char>(d[1]) != 0xED ||
+        static_cast<unsigned char>(d[2]) != 0x55 ||
+        static_cast<unsigned char>(d[3]) != 0xBA) {
+      r.fail(what + ": not a CUDA fat binary (bad magic number)");
+      return;
+    }
+    for (const std::string &c : r.strings(im, "contents", where)) {
+      if (c == "cubin")
+        image.hasCubin = true;
+      else if (c == "ptx")
+        image.hasPtx = true;
+      else
+        r.fail(what + ": unknown contents " + quote(c) +
+               ", expected \"cubin\" or \"ptx\"");
+    }
+    if (r.error.empty() && !image.hasCubin && !image.hasPtx)
+      r.fail(what + ": 'contents' is empty");
+  } else {
+    r.fail(what + ": unknown kind " + quote(image.kind) +
+           ", expected \"fatbin\", \"cubin\" or \"ptx\"");
+  }
 }
 
-/// The checks of ManifestCheck::Whole beyond reading: a PTX image for every
-/// target, every kernel an entry of its target's PTX.
+/// The checks of ManifestCheck::Whole beyond reading: an image for every
+/// target, every kernel's target has one, and every kernel is an entry of
+/// its target's PTX where that is text (a fatbin's is compressed: the
+/// runtime checks its kernels when it loads it).
 void checkWhole(Reader &r, const Manifest &m) {
   std::map<std::string, const std::string *> ptx;
-  for (const Image &image : m.images)
+  std::set<std::string> coded;
+  for (const Image &image : m.images) {
+    coded.insert(image.target);
     if (image.kind == "ptx")
       ptx[image.target] = &image.data;
+  }
   for (const std::string &t : m.targets)
-    if (!ptx.count(t))
-      r.fail("target " + quote(t) + " has no PTX image");
+    if (!coded.count(t))
+      r.fail("target " + quote(t) + " has no image");
   for (size_t i = 0; i < m.kernels.size() && r.error.empty(); ++i) {
     const KernelInfo &k = m.kernels[i];
     const std::string where = "kernels[" + std::to_string(i) + "]";
     auto it = ptx.find(k.target);
-    if (it == ptx.end())
-      r.fail(where + ": no PTX image for target " + quote(k.target));
-    else if (it->second->find(".entry " + k.name + "(") == std::string::npos)
+    if (!coded.count(k.target))
+      r.fail(where + ": no image for target " + quote(k.target));
+    else if (it != ptx.end() &&
+             it->second->find(".entry " + k.name + "(") == std::string::npos)
       r.fail(where + ": kernel " + quote(k.name) + " is not in the PTX of " +
              quote(k.target));
   }
@@ -432,6 +468,27 @@ const char *collc::encodingName(int encoding) {
   default:
     return "?";
   }
+}
+
+const Image *Manifest::imageFor(int cc) const {
+  auto plain = [](const Image &im) {
+    return im.target.find_first_of("af", 5) == std::string::npos;
+  };
+  const Image *best = nullptr;
+  for (const Image &im : images)
+    if (im.hasCubin && im.capability == cc && plain(im))
+      return &im;
+  for (const Image &im : images)
+    if (im.hasCubin && plain(im) && im.capability / 10 == cc / 10 &&
+        im.capability < cc && (!best || im.capability > best->capability))
+      best = &im;
+  if (best)
+    return best;
+  for (const Image &im : images)
+    if (im.hasPtx && im.capability <= cc &&
+        (!best || im.capability > best->capability))
+      best = &im;
+  return best;
 }
 
 const CollectiveInfo *Manifest::findCollective(const std::string &name) const {

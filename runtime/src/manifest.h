@@ -106,6 +106,9 @@ struct KernelInfo {
 struct Image {
   std::string target, kind, data; // data decoded
   int capability = 0;
+  /// What the image holds: a "cubin" or "ptx" image itself, a "fatbin" what
+  /// its `contents` list.
+  bool hasCubin = false, hasPtx = false;
 };
 
 /// What a module file says, images decoded and checked against their hashes.
@@ -117,6 +120,13 @@ struct Manifest {
   std::vector<KernelInfo> kernels;
   std::vector<Image> images;
   const CollectiveInfo *findCollective(const std::string &name) const;
+  /// The image a device of compute capability `cc` (major * 10 + minor)
+  /// runs: one with a cubin built for exactly that capability; else one
+  /// with a cubin of the same major built for a lower minor (binary
+  /// compatible; an 'a' or 'f' target's cubin runs on its own architecture
+  /// alone); else one with the PTX of the highest target not above `cc`
+  /// (the driver JIT-compiles it); else null.
+  const Image *imageFor(int cc) const;
 };
 
 /// How much of a module file to check.
@@ -126,9 +136,9 @@ enum class ManifestCheck {
   /// against abi.h's formulas, every image's encoding and hash.
   Load,
   /// Load, and that the file is whole (`collc --validate-module`): the
-  /// `compiler` and `targets` fields, a PTX image for every target, every
-  /// kernel an entry of its target's PTX, a program variant this collc
-  /// knows.
+  /// `compiler` and `targets` fields, an image for every target, every
+  /// kernel an entry of its target's PTX where that is stored as text (a
+  /// fatbin's is compressed), a program variant this collc knows.
   Whole,
 };
 

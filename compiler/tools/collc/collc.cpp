@@ -17,6 +17,7 @@
 #include "collc/Spec/IRNesting.h"
 #include "collc/Spec/SpecParser.h"
 #include "collc/Target/Cuda/EmitCuda.h"
+#include "collc/Target/Cuda/Fatbin.h"
 #include "collc/Target/Cuda/Nvrtc.h"
 #include "collc/Target/Module/ModuleFile.h"
 
@@ -70,8 +71,9 @@ cl::opt<Emit> emitStage(
                clEnumValN(Emit::Cuda, "cuda", "CUDA C++ of every kernel"),
                clEnumValN(Emit::Ptx, "ptx", "PTX from NVRTC"),
                clEnumValN(Emit::Module, "module",
-                          "the module file: manifest, PTX and cubin per "
-                          "target (docs/module-format.md)")),
+                          "the module file: manifest and a compressed fat "
+                          "binary per target, its cubin (and the newest "
+                          "target's PTX) (docs/module-format.md)")),
     cl::cat(collcCategory));
 cl::opt<bool> resourceReport(
     "resource-report",
@@ -269,15 +271,19 @@ struct TargetJob {
   std::string programName; // NVRTC's name of the source: <spec>_<target>.cu
   std::string source;
   std::vector<cuda::KernelInfo> kernels;
-  double emitSec = 0, nvrtcSec = 0, ptxasSec = 0;
-  std::string ptx, cubin, log;
+  /// Whether the module keeps this target's PTX (the newest target's, for
+  /// GPUs newer than every target).
+  bool withPtx = false;
+  double emitSec = 0, nvrtcSec = 0, ptxasSec = 0, fatbinSec = 0;
+  std::string ptx, cubin, fatbin, log;
   std::vector<cuda::ResourceUsage> resources;
-  /// Where it failed: NVRTC or ptxas; neither: it succeeded.
-  bool nvrtcFailed = false, ptxasFailed = false;
+  /// Where it failed: NVRTC, ptxas or fatbinary; none: it succeeded.
+  bool nvrtcFailed = false, ptxasFailed = false, fatbinFailed = false;
 };
 
-/// NVRTC, then (for a module) ptxas through nvJitLink. Thread-safe: each
-/// job owns its NVRTC program and nvJitLink handle, and touches no MLIR.
+/// NVRTC, then (for a module) ptxas through nvJitLink and the compressed fat
+/// binary. Thread-safe: each job owns its NVRTC program, nvJitLink handle
+/// and temporary files, and touches no MLIR.
 void compileJob(TargetJob &job, bool assemble,
                 ArrayRef<std::string> defines) {
   Stopwatch clock;
@@ -290,9 +296,16 @@ void compileJob(TargetJob &job, bool assemble,
   if (!assemble)
     return;
   if (!cuda::assemble(job.ptx, job.target, job.cubin, job.resources,
-                      job.log))
+                      job.log)) {
     job.ptxasFailed = true;
+    return;
+  }
   job.ptxasSec = clock.lap();
+  if (!cuda::makeFatbin(job.target, job.cubin,
+                        job.withPtx ? StringRef(job.ptx) : StringRef(),
+                        job.fatbin, job.log))
+    job.fatbinFailed = true;
+  job.fatbinSec = clock.lap();
 }
 
 /// The --progress line of one target: which collectives, how many kernels,
@@ -307,14 +320,17 @@ void printProgress(StringRef spec, size_t targetIndex, size_t targetCount,
                     "kernels ...",
                     spec, targetIndex + 1, targetCount, job.target.name,
                     names.size(), llvm::join(names, ", "), job.kernels.size());
-  if (job.nvrtcFailed || job.ptxasFailed)
+  if (job.nvrtcFailed || job.ptxasFailed || job.fatbinFailed)
     errs() << " failed\n";
   else if (!assembled)
     errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s\n", job.emitSec,
                       job.nvrtcSec);
   else
-    errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s, ptxas {2:f1} s\n",
-                      job.emitSec, job.nvrtcSec, job.ptxasSec);
+    errs() << formatv(" codegen {0:f1} s, NVRTC {1:f1} s, ptxas {2:f1} s, "
+                      "fatbin {3:f1} s, {4:f1} MB{5}\n",
+                      job.emitSec, job.nvrtcSec, job.ptxasSec, job.fatbinSec,
+                      job.fatbin.size() / 1e6,
+                      job.withPtx ? " (cubin + PTX)" : " (cubin)");
 }
 } // namespace
 
@@ -351,6 +367,22 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
     return success();
 
   const bool assemble = emitStage == Emit::Module;
+  // The module keeps PTX for one target, the newest (an 'a' or 'f' target's
+  // PTX runs on that architecture alone, so a plain one if there is one):
+  // the driver JIT-compiles it for a GPU newer than every target. Older
+  // GPUs of a target's major run its cubin.
+  if (assemble && !jobs.empty()) {
+    auto plain = [](const TargetJob &j) {
+      return j.target.name.find_first_of("af", 3) == std::string::npos;
+    };
+    TargetJob *newest = nullptr;
+    for (TargetJob &job : jobs)
+      if (!newest || std::make_pair(plain(job), job.target.capability) >
+                         std::make_pair(plain(*newest),
+                                        newest->target.capability))
+        newest = &job;
+    newest->withPtx = true;
+  }
   const SmallVector<std::string> defines = multimemDefines();
   {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(compileJobs));
@@ -374,6 +406,9 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
     if (job.ptxasFailed)
       return module.emitError() << "ptxas rejected the PTX for " << name
                                 << " (a collc bug):\n" << job.log;
+    if (job.fatbinFailed)
+      return module.emitError() << "cannot pack the code for " << name
+                                << " into a fat binary: " << job.log;
     if (!assemble) {
       os << "// target: " << name << "\n" << job.ptx << "\n";
       continue;
@@ -389,8 +424,8 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
                           name, r.kernel, r.registers, r.spillStoreBytes,
                           r.spillLoadBytes, r.stackBytes, r.sharedBytes, grid);
       }
-    images.push_back(module::TargetImage{job.target, std::move(job.ptx),
-                                         std::move(job.cubin),
+    images.push_back(module::TargetImage{job.target, std::move(job.fatbin),
+                                         job.withPtx,
                                          std::move(job.kernels),
                                          std::move(job.resources)});
   }

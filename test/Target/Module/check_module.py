@@ -2,12 +2,14 @@
 """Checks a collc module file with standard tools, independently of collc.
 
 - every collective x element type x world size has a kernel on every target;
-- every target's PTX image was assembled: the module's cubin for that
-  target is an ELF whose size and sha256 are the manifest's and whose
-  symbol table has every kernel of the target as a function (collc
-  assembles each image with nvJitLink, the toolkit's own ptxas, so the
-  standalone `ptxas -arch=<target>` runs only for a PTX image without a
-  cubin; re-assembling the library's images took most of lit's time);
+- every target has one image, a CUDA fat binary whose size and sha256 are
+  the manifest's, read here with the zstd tool (the toolkit's fatbinary
+  compresses each entry as one zstd frame): an ELF entry for the target's
+  architecture whose symbol table has every kernel of the target as a
+  function, and, where the manifest lists PTX in its contents (the newest
+  target), a PTX entry for that architecture with every kernel as an entry
+  (collc assembled the cubin from that PTX with nvJitLink, the toolkit's own
+  ptxas: assembling it again took most of lit's time);
 - with --no-spills TARGET: no kernel of that target spills registers;
 - with --programs N: N program kernels (SNAC v2), each with a receive
   buffer whose size follows from its policy by the formulas of
@@ -18,17 +20,14 @@ import argparse
 import base64
 import hashlib
 import json
-import os
 import struct
 import subprocess
 import sys
-import tempfile
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("module")
-    ap.add_argument("--ptxas", required=True)
     ap.add_argument("--no-spills", action="append", default=[])
     ap.add_argument("--programs", type=int)
     args = ap.parse_args()
@@ -47,27 +46,16 @@ def main():
                         sys.exit(f"missing kernel: {c['name']} {e} n={n} on {t}")
     print(f"kernels: {expected} expected, all present")
 
-    cubins = {i["target"]: i for i in m["images"] if i["kind"] == "cubin"}
+    targets = [i["target"] for i in m["images"]]
+    for t in m["targets"]:
+        if targets.count(t) != 1:
+            sys.exit(f"{t}: {targets.count(t)} images, expected one")
     for image in m["images"]:
-        if image["kind"] != "ptx":
-            continue
         target = image["target"]
-        if target in cubins:
-            names = [k["name"] for k in m["kernels"] if k["target"] == target]
-            check_cubin(cubins[target], names)
-            print(f"{target}: assembled (cubin with {len(names)} kernels)")
-            continue
-        with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
-            f.write(image["data"])
-            path = f.name
-        try:
-            r = subprocess.run([args.ptxas, "-arch=" + target, "-o",
-                                os.devnull, path], capture_output=True, text=True)
-        finally:
-            os.unlink(path)
-        if r.returncode != 0:
-            sys.exit(f"ptxas -arch={target} rejected the PTX:\n{r.stderr}")
-        print(f"ptxas -arch={target}: ok")
+        names = [k["name"] for k in m["kernels"] if k["target"] == target]
+        check_fatbin(image, names)
+        what = " and PTX" if "ptx" in image["contents"] else ""
+        print(f"{target}: fatbin with a cubin{what} of {len(names)} kernels")
 
     if args.programs is not None:
         check_programs(m, args.programs)
@@ -107,17 +95,62 @@ def elf_functions(data):
     return names
 
 
-def check_cubin(image, kernels):
-    data = base64.b64decode(image["data"])
+def fatbin_entries(data, where):
+    """(kind, architecture, payload) of each entry of a CUDA fat binary, as
+    the toolkit's fatbinary 13.0 writes it: a 16-byte header (magic
+    0xBA55ED50, version, header size, entries' size), then per entry a
+    header (kind 1 PTX / 2 ELF at 0, its size at 4, the padded payload's at
+    8, the compressed payload's at 16, the architecture at 28, flags at 40,
+    0x8000 compressed) and its payload."""
+    magic, _, size, total = struct.unpack_from("<IHHQ", data, 0)
+    if magic != 0xBA55ED50 or size + total != len(data):
+        sys.exit(f"{where}: not a CUDA fat binary")
+    entries, off = [], size
+    while off < len(data):
+        kind, _, head, padded = struct.unpack_from("<HHIQ", data, off)
+        packed, = struct.unpack_from("<I", data, off + 16)
+        arch, = struct.unpack_from("<I", data, off + 28)
+        flags, = struct.unpack_from("<I", data, off + 40)
+        payload = data[off + head:off + head + padded]
+        if flags & 0x8000:
+            r = subprocess.run(["zstd", "-d", "-c"], input=payload[:packed],
+                               capture_output=True)
+            if r.returncode != 0:
+                sys.exit(f"{where}: a compressed entry does not decompress: "
+                         f"{r.stderr.decode()}")
+            payload = r.stdout
+        entries.append((kind, arch, payload))
+        off += head + padded
+    return entries
+
+
+def check_fatbin(image, kernels):
     target = image["target"]
+    where = f"{target} fatbin"
+    if image["kind"] != "fatbin" or image["encoding"] != "base64":
+        sys.exit(f"{target}: a {image['kind']} image, expected a fatbin")
+    data = base64.b64decode(image["data"])
     if len(data) != image["size"]:
-        sys.exit(f"{target} cubin: {len(data)} bytes, manifest says {image['size']}")
+        sys.exit(f"{where}: {len(data)} bytes, manifest says {image['size']}")
     if hashlib.sha256(data).hexdigest() != image["sha256"]:
-        sys.exit(f"{target} cubin: sha256 differs from the manifest's")
-    functions = elf_functions(data)
+        sys.exit(f"{where}: sha256 differs from the manifest's")
+    arch = int("".join(c for c in target[3:] if c.isdigit()))
+    entries = fatbin_entries(data, where)
+    elf = [p for kind, a, p in entries if kind == 2 and a == arch]
+    if len(elf) != 1:
+        sys.exit(f"{where} has {len(elf)} cubins for {target}, expected one")
+    functions = elf_functions(elf[0])
     for k in kernels:
         if k not in functions:
-            sys.exit(f"{target} cubin has no function {k}")
+            sys.exit(f"{where}: its cubin has no function {k}")
+    ptx = [p for kind, a, p in entries if kind == 1 and a == arch]
+    if len(ptx) != ("ptx" in image["contents"]):
+        sys.exit(f"{where} has {len(ptx)} PTX entries, its contents say "
+                 f"{image['contents']}")
+    for text in ptx:
+        for k in kernels:
+            if f".entry {k}(".encode() not in text:
+                sys.exit(f"{where}: its PTX has no entry {k}")
 
 
 def round16(n):

@@ -173,8 +173,14 @@ corruptModules(const std::string &text) {
   variant("corrupt module: kernel grid mistyped", {"grid"}, [](json &d) {
     d["kernels"][0]["grid"] = "sixteen";
   });
-  for (const char *kind : {"ptx", "cubin"}) {
-    std::string k = kind;
+  // Every kind of image the module holds (collc writes fatbins; a module
+  // of the first layout, ptx and cubin).
+  std::vector<std::string> kinds;
+  for (const json &img : doc["images"])
+    if (std::find(kinds.begin(), kinds.end(), img.value("kind", "")) ==
+        kinds.end())
+      kinds.push_back(img.value("kind", ""));
+  for (const std::string &k : kinds) {
     variant("corrupt module: one byte of the " + k + " changed",
             {"sha256", "hash", "checksum", "corrupt", "base64"},
             [k](json &d) {
@@ -200,10 +206,10 @@ corruptModules(const std::string &text) {
                 }
             });
   }
-  variant("corrupt module: cubin base64 with a bad character",
+  variant("corrupt module: base64 image with a bad character",
           {"base64", "sha256", "corrupt"}, [](json &d) {
             for (json &img : d["images"])
-              if (img.value("kind", "") == "cubin") {
+              if (img.value("encoding", "") == "base64") {
                 std::string data = img["data"].get<std::string>();
                 data[data.size() / 3] = '*';
                 img["data"] = data;

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -144,3 +145,50 @@ TEST(ManifestTest, MalformedBase64IsRefused) {
 }
 
 } // namespace
+
+namespace {
+Image image(const char *target, bool cubin, bool ptx) {
+  Image im;
+  im.target = target;
+  im.kind = "fatbin";
+  im.capability = std::atoi(target + 3);
+  im.hasCubin = cubin;
+  im.hasPtx = ptx;
+  return im;
+}
+std::string targetFor(const Manifest &m, int cc) {
+  const Image *im = m.imageFor(cc);
+  return im ? im->target : "none";
+}
+} // namespace
+
+// What collc writes (a cubin per target, PTX for the newest): each device
+// runs the cubin built for it, else one of its major built for less, else
+// the newest PTX not above it. An 'a' or 'f' target's cubin is never picked
+// by capability (it needs that exact architecture's features).
+TEST(ManifestTest, ImageForEachDevice) {
+  Manifest m;
+  m.images = {image("sm_80", true, false), image("sm_90a", true, false),
+              image("sm_90", true, false), image("sm_100", true, true)};
+  EXPECT_EQ(targetFor(m, 80), "sm_80");
+  EXPECT_EQ(targetFor(m, 86), "sm_80");
+  EXPECT_EQ(targetFor(m, 89), "sm_80");
+  EXPECT_EQ(targetFor(m, 90), "sm_90");
+  EXPECT_EQ(targetFor(m, 100), "sm_100");
+  EXPECT_EQ(targetFor(m, 103), "sm_100");
+  EXPECT_EQ(targetFor(m, 120), "sm_100"); // the PTX, JIT-compiled
+  EXPECT_EQ(targetFor(m, 75), "none");
+  // Without a plain sm_90 cubin an sm_90 GPU has sm_90a's alone in its
+  // major, and no PTX at or below it: nothing.
+  m.images = {image("sm_80", true, false), image("sm_90a", true, false),
+              image("sm_100", true, true)};
+  EXPECT_EQ(targetFor(m, 90), "none");
+  // Text PTX and cubin images of the first format still work.
+  Manifest old;
+  Image ptx = image("sm_80", false, true), cubin = image("sm_80", true, false);
+  ptx.kind = "ptx";
+  cubin.kind = "cubin";
+  old.images = {ptx, cubin};
+  EXPECT_EQ(old.imageFor(80), &old.images[1]);
+  EXPECT_EQ(old.imageFor(90), &old.images[0]);
+}

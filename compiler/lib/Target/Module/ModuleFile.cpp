@@ -192,19 +192,16 @@ void module::write(ModuleOp module, llvm::StringRef specName,
       addResources(j, image, k);
       kernels.push_back(j);
     }
+    json contents = json::array({"cubin"});
+    if (image.withPtx)
+      contents.push_back("ptx");
     imagesJson.push_back({{"target", image.target.name},
-                          {"kind", "ptx"},
-                          {"encoding", "text"},
-                          {"size", image.ptx.size()},
-                          {"sha256", sha256Hex(image.ptx)},
-                          {"data", image.ptx}});
-    if (!image.cubin.empty())
-      imagesJson.push_back({{"target", image.target.name},
-                            {"kind", "cubin"},
-                            {"encoding", "base64"},
-                            {"size", image.cubin.size()},
-                            {"sha256", sha256Hex(image.cubin)},
-                            {"data", encodeBase64(image.cubin)}});
+                          {"kind", "fatbin"},
+                          {"contents", contents},
+                          {"encoding", "base64"},
+                          {"size", image.fatbin.size()},
+                          {"sha256", sha256Hex(image.fatbin)},
+                          {"data", encodeBase64(image.fatbin)}});
   }
   m["kernels"] = kernels;
   m["images"] = imagesJson;

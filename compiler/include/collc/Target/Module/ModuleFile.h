@@ -3,9 +3,9 @@
 // One self-describing file per spec: a JSON document (readable with jq or
 // any JSON tool) holding the manifest — collectives, kernels and their ABI,
 // element types, world sizes, workspace needs, policy, targets, compiler
-// version, the spec's hash — and one PTX image (text) and one cubin image
-// (base64) per target, each with its SHA-256. docs/module-format.md
-// specifies it.
+// version, the spec's hash — and one compressed fat binary (base64) per
+// target: its cubin, plus PTX for the newest target (forward compatibility),
+// each with its SHA-256. docs/module-format.md specifies it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +25,9 @@ namespace collc::module {
 /// What one target contributes to a module.
 struct TargetImage {
   cuda::Target target;
-  std::string ptx;
-  std::string cubin;
+  /// The compressed fat binary: the cubin, and PTX when `withPtx`.
+  std::string fatbin;
+  bool withPtx = false;
   std::vector<cuda::KernelInfo> kernels;
   std::vector<cuda::ResourceUsage> resources;
 };
@@ -39,8 +40,10 @@ void write(mlir::ModuleOp module, llvm::StringRef specName,
 
 /// Checks a module file with the runtime's reader (runtime/src/manifest.h,
 /// ManifestCheck::Whole): the format name and version, the required fields
-/// and their types, programs against abi.h, every image's hash and that
-/// every kernel is in its target's PTX. Returns an empty string when valid,
+/// and their types, programs against abi.h, every image's hash, an image
+/// for every target, and that every kernel is in its target's PTX where a
+/// PTX image is stored as text (a fatbin's is compressed: the runtime checks
+/// its kernels when it loads it). Returns an empty string when valid,
 /// else what is wrong (and where). `summary` gets a one-line description
 /// when valid.
 std::string validate(llvm::StringRef bytes, std::string *summary = nullptr);
