@@ -45,3 +45,7 @@ for name in "${names[@]}"; do
   made+=("$name.collcmod ($(du -h "$modules/$name.collcmod" | cut -f1))")
 done
 echo "collc: ${#made[@]} modules in $modules/ ($((SECONDS - start)) s): ${made[*]}"
+# What each target costs in a module (issue 12's bounds: the library in at
+# most 120 s on the 2-core CI machine, at most 8 MB a target).
+python3 scripts/module-sizes.py --seconds $((SECONDS - start)) \
+  "$modules"/*.collcmod

@@ -424,8 +424,13 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
     return r;
   const nlohmann::json *v1 = nullptr, *program = nullptr;
   for (const auto &k : m["kernels"]) {
-    if (k.value("collective", "") != coll ||
-        k.value("element_type", "") != "bf16" || k.value("world_size", 0) != n)
+    // bf16's kernel: its own, or a copy's bytes kernel that serves it.
+    const auto serves = k.value("serves", nlohmann::json::array());
+    const bool bf16 = k.value("element_type", "") == "bf16" ||
+                      std::find(serves.begin(), serves.end(), "bf16") !=
+                          serves.end();
+    if (k.value("collective", "") != coll || !bf16 ||
+        k.value("world_size", 0) != n)
       continue;
     if (!k.contains("program")) {
       if (!v1)

@@ -276,7 +276,7 @@ Workspace *collcComm::find(const std::string &collective,
                            const std::string &type) {
   for (Workspace &w : workspaces)
     if (!w.kernel->isProgram && w.kernel->collective == collective &&
-        w.kernel->elementType == type)
+        w.kernel->servesType(type))
       return &w;
   return nullptr;
 }
@@ -314,28 +314,28 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
   comm->routes.assign(m.collectives.size() * collcNumTypes, Route());
   for (Workspace &w : comm->workspaces) {
     const KernelInfo &k = *w.kernel;
-    int type = -1;
-    for (int t = 0; t < collcNumTypes; ++t)
-      if (k.elementType == typeName((collcDataType_t)t))
-        type = t;
     size_t c = 0;
     while (c < m.collectives.size() && m.collectives[c].name != k.collective)
       ++c;
-    if (type < 0 || c == m.collectives.size())
+    if (c == m.collectives.size())
       continue; // nothing can call it
-    Route &route = comm->routes[c * collcNumTypes + type];
-    if (!k.isProgram) {
-      if (!route.v1)
-        route.v1 = &w;
-      continue;
-    }
     const bool allowed =
         force.kind == ForceVariant::None ||
         (force.kind == ForceVariant::Program &&
          k.program.variant == force.variant &&
          k.program.encoding == force.encoding);
-    if (allowed)
-      route.programs.push_back(&w);
+    // Every type it serves (a copy's bytes kernel: all of its collective's).
+    for (int t = 0; t < collcNumTypes; ++t) {
+      if (!k.servesType(typeName((collcDataType_t)t)))
+        continue;
+      Route &route = comm->routes[c * collcNumTypes + t];
+      if (!k.isProgram) {
+        if (!route.v1)
+          route.v1 = &w;
+      } else if (allowed) {
+        route.programs.push_back(&w);
+      }
+    }
   }
 }
 
@@ -682,8 +682,8 @@ void reportProgramError(collcComm_t comm, const Workspace &w,
     std::snprintf(at, sizeof at, "agreeing on the call's steps, slot %llu",
                   e[6]);
   else
-    std::snprintf(at, sizeof at, "op %llu, slot %llu, element %llu", e[3],
-                  e[6], e[7]);
+    std::snprintf(at, sizeof at, "op %llu, slot %llu, %s %llu", e[3], e[6],
+                  k.elementType == "bytes" ? "byte" : "element", e[7]);
   if (e[0] == COLLC_KERNEL_SEQUENCE) {
     (void)COLLC_FAIL(
         collcTimeout,

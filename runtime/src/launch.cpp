@@ -196,6 +196,17 @@ collcResult_t resolve(collcComm_t comm, const char *name,
   return collcSuccess;
 }
 
+/// A call's sizes in elements of `eb` bytes as the kernel's: a copy's bytes
+/// kernel (KernelInfo::serves) counts bytes. The reader checked that the
+/// kernel's element divides every type it serves; admission, that the
+/// bytes fit in 64 bits.
+void scaleSizes(long long *sizes, int words, int eb, const KernelInfo &k) {
+  const int scale = eb / k.elementBytes;
+  if (scale != 1)
+    for (int i = 0; i < words; ++i)
+      sizes[i] *= scale;
+}
+
 /// Launches a program (abi.h "Programs"): its parameters, every rank's
 /// receive buffer and the size vector, all by value; no claim word, no
 /// cooperative launch (a program's CTAs never wait on each other).
@@ -379,6 +390,7 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
     const ProgramInfo &g = program->kernel->program;
     vocab::programSizeVector(g.root, root, sizes.data(), parts,
                              g.inputPacked, n, r, vec);
+    scaleSizes(vec, 2 * n, eb, *program->kernel);
     return launchProgram(comm, program, sendbuff, recvbuff, vec, cuStream,
                          win, found);
   }
@@ -401,6 +413,7 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
   w = route.v1;
   std::vector<long long> sizeVec((size_t)collcSizeVectorWords(n));
   collcFillSizeVector(sizes.data(), n, parts, r, sizeVec.data());
+  scaleSizes(sizeVec.data(), (int)sizeVec.size(), eb, *w->kernel);
 
   collcKernelParams params{};
   params.input = sendbuff;

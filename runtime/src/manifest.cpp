@@ -331,6 +331,9 @@ void readKernel(Reader &r, const json &k, const std::string &where,
   info.collective = r.str(k, "collective", where);
   info.elementType = r.str(k, "element_type", where);
   info.elementBytes = (int)r.num(k, "element_bytes", where);
+  // Optional (added with format_version 1 kept): absent means none.
+  if (k.contains("serves"))
+    info.serves = r.strings(k, "serves", where);
   info.worldSize = (int)r.num(k, "world_size", where);
   info.grid = (int)r.num(k, "grid", where);
   info.threads = (int)r.num(k, "threads", where);
@@ -341,6 +344,22 @@ void readKernel(Reader &r, const json &k, const std::string &where,
       info.elementBytes < 1) {
     r.fail(where + ": non-positive launch or type sizes");
     return;
+  }
+  // A served type's counts become the kernel's by a whole factor.
+  for (const std::string &t : info.serves) {
+    vocab::ElemType type;
+    if (!vocab::parse(t.data(), t.size(), type)) {
+      r.fail(where + ": 'serves' names " + quote(t) +
+             ", which is not an element type");
+      return;
+    }
+    if (vocab::elemBytes(type) % info.elementBytes != 0) {
+      r.fail(where + ": serves " + quote(t) + " (" +
+             std::to_string(vocab::elemBytes(type)) +
+             " bytes) with elements of " + std::to_string(info.elementBytes) +
+             " bytes, which do not divide it");
+      return;
+    }
   }
   if (k.contains("program")) {
     info.isProgram = true;

@@ -22,6 +22,7 @@
 #include "collc/vocab.h"
 
 #include <cstddef>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,14 @@ const char *encodingName(int encoding);
 struct KernelInfo {
   std::string name, target, collective, elementType;
   int elementBytes = 0, worldSize = 0, grid = 0, threads = 0;
+  /// The call types it also serves (`serves`: a copy's "bytes" kernel
+  /// serves every type of its collective), their counts scaled to its
+  /// elements by the runtime.
+  std::vector<std::string> serves;
+  bool servesType(const std::string &type) const {
+    return elementType == type ||
+           std::find(serves.begin(), serves.end(), type) != serves.end();
+  }
   bool pdl = false;
   /// A SNAC v2 program (collcProgramParams), not an ABI 2 kernel.
   bool isProgram = false;

@@ -10,10 +10,10 @@
 // CUDA-NEXT: #include "collc/device/snac/schedule.cuh"
 // CUDA-NEXT: #include "collc/device/snac/program.cuh"
 // CUDA:      using namespace collc::dev::snac;
-// CUDA:      collc_ag_f32_n2(const collcKernelParams params,
-// CUDA:      collc_ag__one_shot_ll16_f32_n2(collcProgramParams p, collc::prog::Peers<2> rx,
-// CHECK-DAG: .entry collc_ag_f32_n2(
-// CHECK-DAG: .entry collc_ag__one_shot_ll16_f32_n2(
+// CUDA:      collc_ag_bytes_n2(const collcKernelParams params,
+// CUDA:      collc_ag__one_shot_ll16_bytes_n2(collcProgramParams p, collc::prog::Peers<2> rx,
+// CHECK-DAG: .entry collc_ag_bytes_n2(
+// CHECK-DAG: .entry collc_ag__one_shot_ll16_bytes_n2(
 coll.collective @ag types [f32] ranks [2] {
   coll.transform copy packed -> scattered
 }

@@ -42,8 +42,8 @@
 // One-shot AllGather, LL16 (a chunk's packets take twice its bytes) and
 // sentinel, 4 CTAs of 4 KiB.
 // CHECK-LABEL: //===- @all_gather: one_shot program, ll16, band [65537, 9223372036854775807] bytes, chunks of 4096 bytes per CTA -===//
-// CHECK:      collc_all_gather__one_shot_ll16_chunked_f32_n2(
-// CHECK:        Program<float, 2, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/32768,
+// CHECK:      collc_all_gather__one_shot_ll16_chunked_bytes_n2(
+// CHECK:        Program<unsigned char, 2, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/32768,
 // CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1, /*Speculate=*/true, /*OutputByRow=*/false, /*ChunkBytes=*/4096> g(p, rx, sizes);
 // CHECK:          g.put(/*op=*/0, e, g.input(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0), kAllRanks);
 // CHECK-NEXT:     g.take_each(/*op=*/1, e,
@@ -52,7 +52,7 @@
 
 // PTX: .entry collc_all_reduce__two_shot_flag_chunked_bf16_n2(
 // SM90: griddepcontrol.launch_dependents
-// PTX: .entry collc_all_gather__one_shot_ll16_chunked_f32_n2(
+// PTX: .entry collc_all_gather__one_shot_ll16_chunked_bytes_n2(
 // PTX: .entry collc_all_gather__one_shot_sentinel_chunked_f32_n2(
 
 coll.collective @all_reduce types [bf16] ranks [2, 4] {

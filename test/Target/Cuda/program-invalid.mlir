@@ -103,7 +103,7 @@ snac.program for @ag variant one_shot policy #snac.policy<encoding = ll16, slots
 }
 // Another band, but the same kernel name: the runtime could not tell them
 // apart.
-// expected-error@+1 {{a second one_shot ll16 program for @ag (kernel collc_ag__one_shot_ll16_f32_n2); the CUDA backend needs one per collective, variant and encoding}}
+// expected-error@+1 {{a second one_shot ll16 program for @ag (kernel collc_ag__one_shot_ll16_bytes_n2); the CUDA backend needs one per collective, variant and encoding}}
 snac.program for @ag variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [1025, 4096], ctas = 1, threads = 32, grain = 8, pdl = true> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input packed sizes row

@@ -87,8 +87,8 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = s
 // rank k and every source p into partition p, the part a lambda parameter
 // in the buffer's own formulas (the input's row, the output's column).
 // CHECK-LABEL: //===- @all_to_all: one_shot program, ll16, band [0, 65536] bytes -===//
-// CHECK:      collc_all_to_all__one_shot_ll16_f32_n4(collcProgramParams p, collc::prog::Peers<4> rx,
-// CHECK:        Program<float, 4, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/131072,
+// CHECK:      collc_all_to_all__one_shot_ll16_bytes_n4(collcProgramParams p, collc::prog::Peers<4> rx,
+// CHECK:        Program<unsigned char, 4, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/131072,
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/true> g(p, rx, sizes);
 // CHECK-NEXT:   g.wait_previous();
 // CHECK-NEXT:   const Epoch e = g.epoch();
@@ -116,7 +116,7 @@ snac.program for @all_to_all variant one_shot policy #snac.policy<encoding = ll1
 // AllGather_v, flag: the packed input to all, then take_each; a packed
 // input's size matrix has one column, so source p's count is (p, 0).
 // CHECK-LABEL: //===- @all_gather_v: one_shot program, flag, band [0, 4096] bytes -===//
-// CHECK:      collc_all_gather_v__one_shot_flag_bf16_n2(
+// CHECK:      collc_all_gather_v__one_shot_flag_bytes_n2(
 // CHECK:        g.put(/*op=*/0, e, g.input(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0), kAllRanks);
 // CHECK-NEXT:   g.take_each(/*op=*/1, e, [&](int q) { return g.output(/*part=*/q); },
 // CHECK-NEXT:               [&](int q) { return g.count(/*producer=*/q, /*part=*/0); });
@@ -140,8 +140,8 @@ snac.program for @all_gather_v variant one_shot policy #snac.policy<encoding = f
 // (2 x 128 / 32 = 8 words, 64 bytes); arithmetic on indices before the
 // wait, printed in place.
 // CHECK-LABEL: //===- @all_gather: one_shot program, flag, band [0, 4096] bytes -===//
-// CHECK:      collc_all_gather__one_shot_flag_f32_n3(collcProgramParams p, collc::prog::Peers<3> rx,
-// CHECK:        Program<float, 3, Encoding::flag, /*Slots=*/2, /*RegionBytes=*/4160,
+// CHECK:      collc_all_gather__one_shot_flag_bytes_n3(collcProgramParams p, collc::prog::Peers<3> rx,
+// CHECK:        Program<unsigned char, 3, Encoding::flag, /*Slots=*/2, /*RegionBytes=*/4160,
 // CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1, /*Speculate=*/false> g(p, rx, sizes);
 // CHECK-NEXT:   const long long v0 = 3 - 1;
 // CHECK-NEXT:   const long long v1 = v0 * 1;

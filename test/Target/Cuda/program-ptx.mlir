@@ -20,7 +20,7 @@
 // CHECK:         st.volatile.v4.u32
 // SM90:          griddepcontrol.launch_dependents
 // CHECK-LABEL: .entry collc_all_to_all__one_shot_sentinel_f8e4m3_n4(
-// CHECK-LABEL: .entry collc_all_gather__one_shot_flag_f32_n2(
+// CHECK-LABEL: .entry collc_all_gather__one_shot_flag_bytes_n2(
 // CHECK:         st.{{(release|relaxed)}}.sys.u64
 coll.collective @all_reduce types [bf16] ranks [2] {
   coll.transform reduce<sum> packed -> packed

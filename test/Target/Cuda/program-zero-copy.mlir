@@ -34,7 +34,7 @@
 
 // PTX: .entry collc_all_reduce__two_shot_flag_zero_copy_bf16_n2(
 // PTX: ld.global.cg.v2.u64
-// PTX: .entry collc_all_gather__one_shot_flag_zero_copy_f32_n4(
+// PTX: .entry collc_all_gather__one_shot_flag_zero_copy_bytes_n4(
 
 coll.collective @all_reduce types [bf16] ranks [2] {
   coll.transform reduce<sum> scattered -> packed

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks a collc module file with standard tools, independently of collc.
 
-- every collective x element type x world size has a kernel on every target;
+- every collective x element type x world size has a kernel on every target
+  (a copy's one kernel per world size, element type "bytes", serves every
+  type of its collective: it moves bytes);
 - every target has one image, a CUDA fat binary whose size and sha256 are
   the manifest's, read here with the zstd tool (the toolkit's fatbinary
   compresses each entry as one zstd frame): an ELF entry for the target's
@@ -34,8 +36,10 @@ def main():
     with open(args.module) as f:
         m = json.load(f)
 
-    have = {(k["target"], k["collective"], k["element_type"], k["world_size"])
-            for k in m["kernels"]}
+    # A copy's kernel moves bytes and serves every type of its collective.
+    have = {(k["target"], k["collective"], t, k["world_size"])
+            for k in m["kernels"]
+            for t in [k["element_type"]] + k.get("serves", [])}
     expected = 0
     for c in m["collectives"]:
         for t in m["targets"]:

@@ -44,6 +44,11 @@ struct ProgramEntry {
   std::string registered;
   /// The manifest's `agree` text (agreed steps); empty: absent.
   std::string agree;
+  /// The kernel's element; `serves` its text (a copy's bytes kernel);
+  /// empty: absent.
+  std::string type = "f32";
+  int typeBytes = 4;
+  std::string serves;
   std::string text() const {
     const int enc = encoding == "flag"       ? COLLC_ENCODING_FLAG
                     : encoding == "sentinel" ? COLLC_ENCODING_SENTINEL
@@ -54,7 +59,9 @@ struct ProgramEntry {
     const long long f = fill >= 0 ? fill : collcRxFillByte(enc);
     const long long c = counters >= 0 ? counters : grid;
     return R"({"name": ")" + name + R"(", "target": "sm_90",
-      "collective": "all_reduce", "element_type": "f32", "element_bytes": 4,
+      "collective": "all_reduce", "element_type": ")" + type +
+           R"(", "element_bytes": )" + std::to_string(typeBytes) +
+           (serves.empty() ? "" : R"(, "serves": )" + serves) + R"(,
       "world_size": )" + std::to_string(world) + R"(, "grid": )" +
            std::to_string(grid) + R"(, "threads": )" + std::to_string(threads) +
            R"(, "pdl": true, "resources": {},
@@ -651,3 +658,48 @@ TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
 }
 
 } // namespace
+
+// A copy's kernel moves bytes (element "bytes", 1 byte) and serves the types
+// it lists: routed for each of them and for no other; the reader refuses a
+// served name that is no type and an element that does not divide one.
+TEST(BytesKernelTest, ACopysKernelServesTheTypesItLists) {
+  ProgramEntry bytes;
+  bytes.name = "collc_all_reduce__one_shot_ll16_bytes_n2";
+  bytes.type = "bytes";
+  bytes.typeBytes = 1;
+  bytes.serves = R"(["bf16", "f32"])";
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, bytes.text()}), &m), collcSuccess)
+      << lastError();
+  EXPECT_TRUE(m->kernels[1].servesType("bf16"));
+  EXPECT_TRUE(m->kernels[1].servesType("bytes"));
+  EXPECT_FALSE(m->kernels[1].servesType("f16"));
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    EXPECT_EQ(collc::test::routeOf(comm, "", 64), bytes.name);
+    auto programs = [&](collcDataType_t t) {
+      return comm.routes[0 * collcNumTypes + t].programs.size();
+    };
+    EXPECT_EQ(programs(collcBfloat16), 1u);
+    EXPECT_EQ(programs(collcFloat32), 1u);
+    EXPECT_EQ(programs(collcFloat16), 0u);
+    // The v1 kernel serves f32 alone.
+    EXPECT_EQ(comm.routes[0 * collcNumTypes + collcBfloat16].v1, nullptr);
+    EXPECT_NE(comm.routes[0 * collcNumTypes + collcFloat32].v1, nullptr);
+  }
+  collcModuleDestroy(m);
+
+  ProgramEntry unknown = bytes;
+  unknown.serves = R"(["bf16", "int7"])";
+  expectRefused({unknown.text()},
+                {"kernels[0]", "'serves' names \"int7\", which is not an "
+                               "element type"});
+  ProgramEntry wide = bytes;
+  wide.typeBytes = 4;
+  wide.serves = R"(["bf16"])";
+  expectRefused({wide.text()},
+                {"kernels[0]", "serves \"bf16\" (2 bytes) with elements of 4 "
+                               "bytes, which do not divide it"});
+}

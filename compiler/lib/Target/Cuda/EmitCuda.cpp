@@ -54,14 +54,22 @@ cuda::elementTypesOf(coll::CollectiveOp collective) {
   return types;
 }
 
+bool cuda::movesBytes(coll::CollectiveOp collective) {
+  return llvm::all_of(collective.getTransforms(), [](coll::TransformOp t) {
+    return t.getConsume() == coll::ConsumeOp::copy;
+  });
+}
+
 LogicalResult cuda::forEachKernel(
-    coll::CollectiveOp collective, StringRef prefix,
+    coll::CollectiveOp collective, StringRef prefix, bool bytes,
     llvm::function_ref<LogicalResult(const std::string &, const ElementType &,
                                      int64_t)>
         each) {
   FailureOr<SmallVector<ElementType>> elems = elementTypesOf(collective);
   if (failed(elems))
     return failure();
+  if (bytes)
+    elems = SmallVector<ElementType>{kBytes};
   for (const ElementType &elem : *elems)
     for (int64_t n : collective.getWorldSizes())
       if (failed(each(formatv("{0}_{1}_n{2}", prefix, elem.spelling, n).str(),
@@ -90,6 +98,12 @@ cuda::KernelInfo cuda::kernelInfo(std::string name,
   info.collective = collective.getSymName().str();
   info.elementType = elem.spelling;
   info.elementBytes = elem.bytes;
+  if (StringRef(elem.spelling) == kBytes.spelling) {
+    FailureOr<SmallVector<ElementType>> types = elementTypesOf(collective);
+    if (succeeded(types))
+      for (const ElementType &t : *types)
+        info.serves.push_back(t.spelling);
+  }
   info.worldSize = worldSize;
   info.grid = grid;
   info.threads = threads;
@@ -453,8 +467,9 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
   int grid = 0;
   for (auto role : roles)
     grid += role.getCtas();
+  // A copy moves bytes whatever they hold: one kernel serves every type.
   return cuda::forEachKernel(
-      collective, prefix,
+      collective, prefix, cuda::movesBytes(collective),
       [&](const std::string &kernel, const cuda::ElementType &elem,
           int64_t n) -> LogicalResult {
         // Sizes by value (abi.h): the parameters must fit the launch limit.

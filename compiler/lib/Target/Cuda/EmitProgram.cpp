@@ -489,8 +489,13 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
               : policy.isChunked() ? "_chunked"
                                    : "")
           .str();
+  // A copy moves bytes whatever they hold: one kernel serves every type;
+  // but sentinel readiness reserves a bit pattern of the type (its
+  // canonical NaN: sentinel.cuh), which bytes do not have.
+  const bool bytes = cuda::movesBytes(collective) &&
+                     policy.getEncoding() != snac::Encoding::sentinel;
   return cuda::forEachKernel(
-      collective, prefix,
+      collective, prefix, bytes,
       [&](const std::string &name, const cuda::ElementType &elem,
           int64_t n) -> LogicalResult {
         // The runtime finds a program by collective, variant and encoding.

@@ -133,6 +133,8 @@ void module::write(ModuleOp module, llvm::StringRef specName,
       j["collective"] = k.collective;
       j["element_type"] = k.elementType;
       j["element_bytes"] = k.elementBytes;
+      if (!k.serves.empty())
+        j["serves"] = k.serves;
       j["world_size"] = k.worldSize;
       j["grid"] = k.grid;
       j["threads"] = k.threads;

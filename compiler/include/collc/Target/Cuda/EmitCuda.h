@@ -49,6 +49,15 @@ struct ElementType {
   int bytes;
 };
 
+/// The element of a kernel that moves bytes (a copy collective's, whatever
+/// its types): one kernel serves every type, counts scaled to bytes by the
+/// runtime (KernelInfo::serves).
+inline constexpr ElementType kBytes = {"bytes", "unsigned char", 1};
+
+/// Whether every transform of `collective` copies (no reduction): its
+/// kernels move bytes (kBytes).
+bool movesBytes(coll::CollectiveOp collective);
+
 /// The CUDA element type of a collective's element type, if it has one.
 std::optional<ElementType> elementTypeOf(mlir::Type type);
 
@@ -59,11 +68,12 @@ mlir::FailureOr<llvm::SmallVector<ElementType>>
 elementTypesOf(coll::CollectiveOp collective);
 
 /// Calls `each` for every kernel of one schedule or program: each element
-/// type of `collective` (elementTypesOf) at each of its world sizes `n`,
-/// with the kernel's name, `<prefix>_<type spelling>_n<n>`. Stops at the
-/// first failure.
+/// type of `collective` (elementTypesOf; kBytes alone with `bytes`, for a
+/// collective that movesBytes) at each of its world sizes `n`, with the
+/// kernel's name, `<prefix>_<type spelling>_n<n>`. Stops at the first
+/// failure.
 mlir::LogicalResult forEachKernel(
-    coll::CollectiveOp collective, llvm::StringRef prefix,
+    coll::CollectiveOp collective, llvm::StringRef prefix, bool bytes,
     llvm::function_ref<mlir::LogicalResult(
         const std::string &name, const ElementType &elem, int64_t n)>
         each);
@@ -111,8 +121,11 @@ struct ProgramInfo {
 struct KernelInfo {
   std::string name;       // extern "C" symbol
   std::string collective; // the coll.collective it runs
-  std::string elementType; // spec spelling: bf16, f16, f32, f8e4m3, f8e5m2
+  std::string elementType; // spec spelling: bf16, f16, f32, f8e4m3, f8e5m2;
+                           // "bytes" for a copy's (kBytes)
   int elementBytes = 0;
+  /// A "bytes" kernel: the collective's element types it serves.
+  std::vector<std::string> serves;
   int worldSize = 0;
   int grid = 0;          // CTAs
   int threads = 0;       // per CTA

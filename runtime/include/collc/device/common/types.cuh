@@ -309,6 +309,14 @@ template <> struct Elem<__nv_bfloat16> {
   }
 };
 
+/// Raw bytes: the element of a copy's kernel, which serves every type of its
+/// collective (a copy moves bytes and converts nothing: no toFloat).
+template <> struct Elem<unsigned char> {
+  using Bits = uint8_t;
+  COLLC_DEVICE_INLINE static Bits bits(unsigned char x) { return x; }
+  COLLC_DEVICE_INLINE static unsigned char fromBits(Bits b) { return b; }
+};
+
 namespace detail {
 /// Elem of the OCP fp8 type T, whose interpretation is K: the two fp8 types
 /// differ only in that.
