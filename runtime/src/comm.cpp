@@ -19,6 +19,7 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -60,10 +61,10 @@ collcResult_t allocZeroed(CUdeviceptr *ptr, unsigned long long bytes) {
   return collcSuccess;
 }
 
-/// Routes from the environment, once every workspace exists.
-collcResult_t setupRoutes(collcComm *comm) {
+/// Routes from the config or the environment, once every workspace exists.
+collcResult_t setupRoutes(collcComm *comm, const collcConfig_t *config) {
   ForceVariant force;
-  COLLC_CHECK(parseForceVariant(std::getenv("COLLC_FORCE_VARIANT"), force));
+  COLLC_CHECK(forceVariantOf(config, force));
   buildRoutes(comm, force);
   return collcSuccess;
 }
@@ -219,7 +220,7 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
         &w.errorDevice, const_cast<unsigned long long *>(w.error), 0));
     comm->workspaces.push_back(w);
   }
-  return setupRoutes(comm);
+  return setupRoutes(comm, config);
 }
 
 /// Fills a workspace's peer arrays on this rank's device.
@@ -281,7 +282,10 @@ Workspace *collcComm::find(const std::string &collective,
   return nullptr;
 }
 
-collcResult_t collc::parseForceVariant(const char *text, ForceVariant &out) {
+namespace {
+/// parseForceVariant, `source` naming the value in a refusal.
+collcResult_t parseForce(const char *text, const char *source,
+                         ForceVariant &out) {
   out = ForceVariant();
   if (!text || !*text)
     return collcSuccess;
@@ -303,10 +307,27 @@ collcResult_t collc::parseForceVariant(const char *text, ForceVariant &out) {
       }
   }
   return COLLC_FAIL(collcInvalidArgument,
-                    "COLLC_FORCE_VARIANT is '%s'; expected 'v1' or "
-                    "'<variant>:<encoding>' with an encoding of flag, ll16 "
-                    "or sentinel (e.g. 'one_shot:ll16'), or unset",
-                    text);
+                    "%s is '%s'; expected 'v1' or '<variant>:<encoding>' with "
+                    "an encoding of flag, ll16 or sentinel (e.g. "
+                    "'one_shot:ll16'), or unset",
+                    source, text);
+}
+} // namespace
+
+collcResult_t collc::parseForceVariant(const char *text, ForceVariant &out) {
+  return parseForce(text, "COLLC_FORCE_VARIANT", out);
+}
+
+collcResult_t collc::forceVariantOf(const collcConfig_t *config,
+                                    ForceVariant &out) {
+  // A struct from a header before the field ends ahead of it.
+  if (config &&
+      config->size >= offsetof(collcConfig_t, forceVariant) +
+                          sizeof(config->forceVariant) &&
+      config->forceVariant)
+    return parseForce(config->forceVariant, "config->forceVariant", out);
+  return parseForce(std::getenv("COLLC_FORCE_VARIANT"), "COLLC_FORCE_VARIANT",
+                    out);
 }
 
 void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {

@@ -31,6 +31,14 @@ collcConfigValidate(const collcConfig_t *config) {
                       "config->size is %zu, expected at least %zu; initialize "
                       "the config with COLLC_CONFIG_INITIALIZER",
                       config->size, kMinConfigSize);
+  // The layouts this library knows: the first (0.1.0), and the current one
+  // (forceVariant appended).
+  if (config->size != kMinConfigSize && config->size < sizeof(collcConfig_t))
+    return COLLC_FAIL(collcInvalidArgument,
+                      "config->size is %zu, which is no collcConfig_t layout "
+                      "(%zu or %zu bytes); initialize the config with "
+                      "COLLC_CONFIG_INITIALIZER",
+                      config->size, kMinConfigSize, sizeof(collcConfig_t));
   if (config->size > sizeof(collcConfig_t))
     return COLLC_FAIL(collcInvalidArgument,
                       "config->size is %zu, larger than the %zu bytes this "

@@ -86,6 +86,12 @@ struct ForceVariant {
 /// fails with a message that names the accepted forms.
 COLLC_API collcResult_t parseForceVariant(const char *text, ForceVariant &out);
 
+/// What a communicator created with `config` (may be NULL) forces: its
+/// `forceVariant` when the caller's struct has that field and sets it, else
+/// COLLC_FORCE_VARIANT; a malformed value fails naming where it came from.
+COLLC_API collcResult_t forceVariantOf(const collcConfig_t *config,
+                                       ForceVariant &out);
+
 /// The kernels one (collective, element type) can run on a communicator,
 /// found at creation so that a call compares no strings and allocates
 /// nothing to pick one: the v1 kernel (if any) and the programs in manifest

@@ -136,6 +136,11 @@ typedef struct {
   int timeoutMs;
   /// A collcDebugLevel_t, or COLLC_CONFIG_UNDEF_INT to follow COLLC_DEBUG.
   int debugLevel;
+  /// The kernels every call runs, as COLLC_FORCE_VARIANT spells it ("v1",
+  /// "<variant>:<encoding>", docs/runtime.md), which it overrides; NULL to
+  /// follow COLLC_FORCE_VARIANT. Read when a communicator is created. For
+  /// debugging and ablations: a forced program serves only its band.
+  const char *forceVariant;
 } collcConfig_t;
 
 /// Initial value for every collcConfig_t:
@@ -143,7 +148,7 @@ typedef struct {
 #define COLLC_CONFIG_INITIALIZER                                               \
   {                                                                            \
     sizeof(collcConfig_t), COLLC_CONFIG_MAGIC, COLLC_VERSION_CODE,             \
-        COLLC_CONFIG_UNDEF_INT, COLLC_CONFIG_UNDEF_INT                         \
+        COLLC_CONFIG_UNDEF_INT, COLLC_CONFIG_UNDEF_INT, NULL                   \
   }
 
 /// Returns a short, static description of \p result followed by a hint on

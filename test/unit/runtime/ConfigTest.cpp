@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
 
 extern "C" collcResult_t collcTestValidateInitializerFromC(void);
@@ -61,8 +62,14 @@ TEST(ConfigTest, RejectsWrongSize) {
   collcConfig_t config = COLLC_CONFIG_INITIALIZER;
   config.size = 0;
   expectRejected(config, "config->size is 0");
-  config.size = sizeof(collcConfig_t) - 1;
+  const size_t first = offsetof(collcConfig_t, debugLevel) + sizeof(int);
+  config.size = first - 1;
   expectRejected(config, "expected at least");
+  config.size = sizeof(collcConfig_t) - 1;
+  expectRejected(config, "which is no collcConfig_t layout");
+  // The first layout (before forceVariant) is still accepted.
+  config.size = first;
+  EXPECT_EQ(collcConfigValidate(&config), collcSuccess) << collcGetLastError();
   config.size = sizeof(collcConfig_t) + 8;
   expectRejected(config, "newer collc.h");
 }

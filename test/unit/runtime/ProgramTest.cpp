@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -702,4 +704,43 @@ TEST(BytesKernelTest, ACopysKernelServesTheTypesItLists) {
   expectRefused({wide.text()},
                 {"kernels[0]", "serves \"bf16\" (2 bytes) with elements of 4 "
                                "bytes, which do not divide it"});
+}
+
+// The config's forceVariant overrides COLLC_FORCE_VARIANT; NULL, or a
+// struct from a header before the field, follows the environment; a
+// malformed value is refused naming the field.
+TEST(ForceVariantTest, TheConfigFieldOverridesTheEnvironment) {
+  const char *saved = std::getenv("COLLC_FORCE_VARIANT");
+  const std::string before = saved ? saved : "";
+  setenv("COLLC_FORCE_VARIANT", "two_shot:flag", 1);
+  collc::ForceVariant f;
+  collcConfig_t config = COLLC_CONFIG_INITIALIZER;
+  EXPECT_EQ(config.forceVariant, nullptr);
+  EXPECT_EQ(collc::forceVariantOf(&config, f), collcSuccess);
+  EXPECT_EQ(f.kind, collc::ForceVariant::Program);
+  EXPECT_EQ(f.variant, "two_shot");
+  EXPECT_EQ(collc::forceVariantOf(nullptr, f), collcSuccess);
+  EXPECT_EQ(f.variant, "two_shot");
+  config.forceVariant = "v1";
+  EXPECT_EQ(collc::forceVariantOf(&config, f), collcSuccess);
+  EXPECT_EQ(f.kind, collc::ForceVariant::V1);
+  config.forceVariant = ""; // set, and empty: no variant forced
+  EXPECT_EQ(collc::forceVariantOf(&config, f), collcSuccess);
+  EXPECT_EQ(f.kind, collc::ForceVariant::None);
+  config.forceVariant = "one_shot:ll";
+  EXPECT_EQ(collc::forceVariantOf(&config, f), collcInvalidArgument);
+  EXPECT_TRUE(contains(lastError(), "config->forceVariant is 'one_shot:ll'"))
+      << lastError();
+  // The first layout ends before the field: it is not read.
+  config.size = offsetof(collcConfig_t, forceVariant);
+  EXPECT_EQ(collc::forceVariantOf(&config, f), collcSuccess);
+  EXPECT_EQ(f.variant, "two_shot");
+  setenv("COLLC_FORCE_VARIANT", "one_shot", 1);
+  EXPECT_EQ(collc::forceVariantOf(&config, f), collcInvalidArgument);
+  EXPECT_TRUE(contains(lastError(), "COLLC_FORCE_VARIANT is 'one_shot'"))
+      << lastError();
+  if (saved)
+    setenv("COLLC_FORCE_VARIANT", before.c_str(), 1);
+  else
+    unsetenv("COLLC_FORCE_VARIANT");
 }

@@ -1,8 +1,9 @@
 //===- EmitCuda.h - snac schedules to CUDA C++ ------------------*- C++ -*-===//
 //
 // Lowers every snac.schedule of a module to CUDA C++ for one GPU target: one
-// kernel per (collective, element type, world size), the role groups
-// dispatched by block index, compile-time constants baked in (element type,
+// kernel per (collective, element type, world size; a copy's moves bytes,
+// kBytes, for every type), the role groups dispatched by block index,
+// compile-time constants baked in (element type,
 // world size, chunk size, slots), run-time arguments for buffers, sizes,
 // rank, root and epochs (collc/device/snac/abi.h). The datapath is the Atom
 // (collc/device/atom.cuh); the schedule support is collc/device/snac.
