@@ -216,9 +216,18 @@ corruptModules(const std::string &text) {
                 break;
               }
           });
-  variant("corrupt module: kernel missing from the PTX",
+  // The first kernel of every target renamed: whichever image the GPU
+  // runs lacks one.
+  variant("corrupt module: kernel missing from the code",
           {"collc_", "kernel", "missing", "ptx"}, [](json &d) {
-            d["kernels"][0]["name"] = "collc_no_such_kernel_bf16_n2";
+            std::vector<std::string> seen;
+            for (json &k : d["kernels"]) {
+              const std::string t = k.value("target", "");
+              if (std::find(seen.begin(), seen.end(), t) != seen.end())
+                continue;
+              seen.push_back(t);
+              k["name"] = "collc_no_such_kernel_bf16_n2";
+            }
           });
   return out;
 }
