@@ -10,6 +10,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <optional>
 
 using namespace collc;
@@ -52,10 +53,14 @@ bool cuda::makeFatbin(const Target &target, llvm::StringRef cubin,
     return false;
   if (!ptx.empty() && (!text.create("ptx", log) || !text.write(ptx, log)))
     return false;
+  // The toolkit's, found at configure time; COLLC_FATBINARY names another
+  // (a toolkit installed elsewhere than where collc was built).
+  const char *env = std::getenv("COLLC_FATBINARY");
+  const std::string tool = env && *env ? env : COLLC_FATBINARY;
   // "sm_90a" -> "90a": fatbinary's spelling of the architecture.
   const std::string arch = target.name.substr(3);
   llvm::SmallVector<std::string> args = {
-      COLLC_FATBINARY, "--create=" + out.path.str().str(), "--compress-all",
+      tool, "--create=" + out.path.str().str(), "--compress-all",
       "--image3=kind=elf,sm=" + arch + ",file=" + elf.path.str().str()};
   if (!ptx.empty())
     args.push_back("--image3=kind=ptx,sm=" + arch + ",file=" +
@@ -64,14 +69,15 @@ bool cuda::makeFatbin(const Target &target, llvm::StringRef cubin,
   const std::optional<llvm::StringRef> redirects[] = {
       std::nullopt, errors.path.str(), errors.path.str()};
   std::string why;
-  const int rc = llvm::sys::ExecuteAndWait(COLLC_FATBINARY, argv, std::nullopt,
+  const int rc = llvm::sys::ExecuteAndWait(tool, argv, std::nullopt,
                                            redirects, 0, 0, &why);
   if (rc != 0) {
-    log = "fatbinary (" COLLC_FATBINARY ") failed for " + target.name;
+    log = "fatbinary (" + tool + ") failed for " + target.name;
     if (!why.empty())
       log += ": " + why;
     if (auto said = llvm::MemoryBuffer::getFile(errors.path))
-      log += "\n" + (*said)->getBuffer().str();
+      if (llvm::StringRef text = (*said)->getBuffer().trim(); !text.empty())
+        log += "\n" + text.str();
     return false;
   }
   auto packed = llvm::MemoryBuffer::getFile(out.path, /*IsText=*/false,
