@@ -704,7 +704,8 @@ void reportProgramError(collcComm_t comm, const Workspace &w,
                   e[6]);
   else
     std::snprintf(at, sizeof at, "op %llu, slot %llu, %s %llu", e[3], e[6],
-                  k.elementType == "bytes" ? "byte" : "element", e[7]);
+                  k.elementType == vocab::bytesElementSpelling() ? "byte" : "element",
+                  e[7]);
   if (e[0] == COLLC_KERNEL_SEQUENCE) {
     (void)COLLC_FAIL(
         collcTimeout,

@@ -100,6 +100,10 @@ COLLC_VOCAB_FN int elemBytes(ElemType t) {
   return entry(bytes, t, 0);
 }
 
+/// The element of a copy's kernel, which moves bytes and serves every type
+/// of its collective (the manifest's `element_type` and `serves`).
+COLLC_VOCAB_FN const char *bytesElementSpelling() { return "bytes"; }
+
 /// The CUDA type of an element (cuda_bf16.h, cuda_fp16.h, cuda_fp8.h).
 COLLC_VOCAB_FN const char *cudaTypeName(ElemType t) {
   const char *const names[] = {"__nv_bfloat16", "__half", "float",

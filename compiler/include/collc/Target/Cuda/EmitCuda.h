@@ -53,7 +53,8 @@ struct ElementType {
 /// The element of a kernel that moves bytes (a copy collective's, whatever
 /// its types): one kernel serves every type, counts scaled to bytes by the
 /// runtime (KernelInfo::serves).
-inline constexpr ElementType kBytes = {"bytes", "unsigned char", 1};
+inline constexpr ElementType kBytes = {vocab::bytesElementSpelling(),
+                                        "unsigned char", 1};
 
 /// Whether every transform of `collective` copies (no reduction): its
 /// kernels move bytes (kBytes).
