@@ -72,6 +72,28 @@
 //          [--calls-bytes=67108864]
 //          [--min-replay-us=2000] [--alarm=SECONDS]
 //          [--json=FILE --machine=M --date=D]
+//          [--no-copy] [--strict-force] [--plan=FILE]
+// Sizes: each requested S is snapped to the nearest S whose partitions are
+// whole 16-byte units (at least one; snapBytes: 16 bytes for AllReduce,
+// 16 n for the other fixed collectives, 16 x the partitions' weights for a
+// _v one), printed as "SIZE collective nN: R bytes -> S bytes" where it
+// differs; a size that snaps onto one already measured is measured once.
+// So sizes go down to 8 bytes (AllReduce: 16, AllGather at 8 ranks: 128).
+// --no-copy: no copy baseline (for calibration: collc-bench); the records'
+// copy_traffic_gbs, copy_ratio are then 0.
+// --strict-force: a row forcing `<variant>:<encoding>` whose variant has no
+// program serving the call (routedKernel: the runtime would run the v1
+// kernel instead) prints "SKIP [label] ... (variant X does not serve K
+// bytes)" and is not measured, so that v1's time is never recorded as the
+// variant's; a row forcing v1 runs v1 as always.
+// --plan=FILE: measure only the listed (row label, collective, ranks,
+// requested bytes), one per line, tab-separated ('#' lines skipped): the
+// refinement runs of collc-bench; --sizes, --collectives and --ranks must
+// still list them.
+// Every record has "key_bytes": the bytes the runtime selects a program by
+// (Shape::inputBytes, as passed to routedKernel: a rank's input; AllGather's
+// input is S/n), -1 for a _v call whose ranks know no size in common
+// (AllToAll_v), and "requested_bytes" (before snapping).
 // --collectives also takes the _v variants (all_gather_v, reduce_scatter_v,
 // all_to_all_v), each run with every --partitions shape of its T = S / 2
 // elements (Shape, Parts above); S, algbw and the traffic model are the
@@ -79,8 +101,10 @@
 // "partitions": even, skewed or zero ("fixed" for the fixed collectives).
 // ROWS: one row per line, tab-separated: label, module file, the
 // COLLC_FORCE_VARIANT value or '-' for none; '#' lines are skipped.
-// Output lines: "bandwidth ...", "copy ...", "SKIP ...",
-// "FAIL [label] collective nN BYTES bytes: why", last "N passed, M failed".
+// Output lines: first "driver N" (cudaDriverGetVersion) and "gpu NAME"
+// (the device's name), then "bandwidth ...", "copy ...", "SIZE ...",
+// "SKIP ...", "FAIL [label] collective nN BYTES bytes: why", with
+// --strict-force "N skipped (...)", last "N passed, M failed".
 // JSON: one record per measurement, flushed as it is written.
 //
 //===----------------------------------------------------------------------===//
@@ -101,6 +125,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -118,8 +143,12 @@ constexpr int kWarm = 2, kTimed = 5, kMaxCalls = 64, kMaxAdaptive = 1024;
 constexpr size_t kGuard = 128;
 constexpr uint16_t kPoison = 0xEEEE;
 
-int passed = 0, failed = 0;
+int passed = 0, failed = 0, skipped = 0;
 FILE *json = nullptr;
+/// --no-copy: no copy baseline; --strict-force: a forced variant that does
+/// not serve a call is not measured (SKIP), rather than timing the v1
+/// kernel the runtime runs instead.
+bool noCopy = false, strictForce = false;
 std::string machine = "unknown", date = "unknown";
 int threadsOverride = 0, ctasOverride = 0;
 long long callsBytes = 64ll << 20;
@@ -262,6 +291,23 @@ Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
   return s;
 }
 
+/// The S nearest `bytes` that shapeOf takes whole: whole 16-byte units per
+/// partition (bf16: 8 elements), at least one. A fixed AllReduce's unit is
+/// 16 bytes; the other fixed collectives' 16 n (n partitions); a _v call's
+/// 16 x the partitions' weights (Parts). shapeOf(snapBytes(S)) has S bytes.
+size_t snapBytes(const Coll &c, size_t bytes, int n, Parts parts) {
+  size_t unit = c.kind == Kind::AllReduce && !c.variable ? 16 : 16 * n;
+  if (c.variable) {
+    size_t sum = 0;
+    for (int q = 0; q < n; ++q)
+      sum += parts == Parts::Skewed ? (q % 2 == 0 ? 3 : 1)
+             : parts == Parts::Zero ? (q == n - 1 ? 0 : 1)
+                                    : 1;
+    unit = 16 * std::max<size_t>(1, sum);
+  }
+  return std::max<size_t>(1, (bytes + unit / 2) / unit) * unit;
+}
+
 /// Bytes read + written by one rank in one call (the models above).
 double rankTraffic(Kind k, double S, int n, bool zeroCopy) {
   if (zeroCopy)
@@ -337,11 +383,14 @@ collcResult_t callOf(const Coll &c, const Shape &s, int q, const void *in,
 // Host helpers
 //===----------------------------------------------------------------------===//
 
-/// f(lo, hi) over [0, n) in parallel blocks (the host's cores).
-void parallelFor(size_t n, const std::function<void(size_t, size_t)> &f) {
-  const size_t threads =
-      std::min<size_t>(32, std::max(1u, std::thread::hardware_concurrency()));
-  if (n < (1u << 16) || threads == 1) {
+/// f(lo, hi) over [0, n) in parallel blocks (the host's cores), when the
+/// work (`work` items, default n) is worth threads.
+void parallelFor(size_t n, const std::function<void(size_t, size_t)> &f,
+                 size_t work = 0) {
+  const size_t threads = std::min<size_t>(
+      std::min<size_t>(32, std::max(1u, std::thread::hardware_concurrency())),
+      std::max<size_t>(1, n));
+  if ((work ? work : n) < (1u << 16) || threads == 1) {
     f(0, n);
     return;
   }
@@ -386,7 +435,9 @@ void fillInputs(std::vector<uint16_t> &v, size_t elems, bool reduces) {
     small[i] = bf16FromFloat(static_cast<float>(i - 4));
   const uint64_t seed = seedCounter++ * 0x2545F4914F6CDD1Dull;
   constexpr size_t kBlock = 4096;
-  parallelFor((elems + kBlock - 1) / kBlock, [&](size_t lo, size_t hi) {
+  parallelFor(
+      (elems + kBlock - 1) / kBlock,
+      [&](size_t lo, size_t hi) {
     for (size_t b = lo; b < hi; ++b) {
       uint64_t s = seed ^ (b * 0xD1B54A32D192ED03ull);
       const size_t end = std::min(elems, (b + 1) * kBlock);
@@ -400,7 +451,8 @@ void fillInputs(std::vector<uint16_t> &v, size_t elems, bool reduces) {
             v[i] = static_cast<uint16_t>(r);
       }
     }
-  });
+      },
+      elems);
 }
 
 //===----------------------------------------------------------------------===//
@@ -410,6 +462,8 @@ void fillInputs(std::vector<uint16_t> &v, size_t elems, bool reduces) {
 struct Routed {
   std::string name = "?";
   int grid = 0, threads = 0;
+  /// A program serves the call (else the v1 kernel, or nothing).
+  bool program = false;
 };
 
 /// As the runtime routes (docs/runtime.md): the first program of the
@@ -456,6 +510,7 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
       program = &k;
   }
   const nlohmann::json *k = program ? program : v1;
+  r.program = program != nullptr;
   if (k) {
     r.name = k->value("name", "?");
     r.grid = k->value("grid", 0);
@@ -646,14 +701,17 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
     // The first wrong element of each block; the smallest of them.
     std::vector<size_t> firstBad(64, SIZE_MAX);
     const size_t per = (total + 63) / 64;
-    parallelFor(64, [&](size_t lo, size_t hi) {
-      for (size_t t = lo; t < hi; ++t)
-        for (size_t i = t * per; i < std::min(total, (t + 1) * per); ++i)
-          if (hostOut[i] != want(i)) {
-            firstBad[t] = i;
-            break;
-          }
-    });
+    parallelFor(
+        64,
+        [&](size_t lo, size_t hi) {
+          for (size_t t = lo; t < hi; ++t)
+            for (size_t i = t * per; i < std::min(total, (t + 1) * per); ++i)
+              if (hostOut[i] != want(i)) {
+                firstBad[t] = i;
+                break;
+              }
+        },
+        total);
     const size_t bad = *std::min_element(firstBad.begin(), firstBad.end());
     if (bad != SIZE_MAX) {
       char msg[200];
@@ -793,15 +851,19 @@ CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
     const size_t words = bytesPerRank / 4;
     std::vector<size_t> firstBad(64, SIZE_MAX);
     const size_t per = (got.size() + 63) / 64;
-    parallelFor(64, [&](size_t lo, size_t hi) {
-      for (size_t t = lo; t < hi; ++t)
-        for (size_t i = t * per; i < std::min(got.size(), (t + 1) * per); ++i)
-          if (got[i] != (i < words ? collc::bench::copyPattern(i, 1000 + q)
-                                   : 0xEEEEEEEEu)) {
-            firstBad[t] = i;
-            break;
-          }
-    });
+    parallelFor(
+        64,
+        [&](size_t lo, size_t hi) {
+          for (size_t t = lo; t < hi; ++t)
+            for (size_t i = t * per; i < std::min(got.size(), (t + 1) * per);
+                 ++i)
+              if (got[i] != (i < words ? collc::bench::copyPattern(i, 1000 + q)
+                                       : 0xEEEEEEEEu)) {
+                firstBad[t] = i;
+                break;
+              }
+        },
+        got.size());
     const size_t bad = *std::min_element(firstBad.begin(), firstBad.end());
     if (bad != SIZE_MAX) {
       std::printf("FAIL %s: rank %d word %zu of %zu wrong\n", what, q, bad,
@@ -877,16 +939,39 @@ std::string jsonEscape(const std::string &s) {
   return out;
 }
 
-/// One (row, collective, ranks, size): check, time, copy, record. False
-/// when the communicators must be re-created (a failed call or replay).
+/// Whether `row` forces a program (`<variant>:<encoding>`), not v1 or none.
+bool forcesProgram(const Row &row) {
+  return !row.force.empty() && row.force != "-" && row.force != "v1";
+}
+
+/// One (row, collective, ranks, size): check, time, copy, record. `bytes`
+/// is snapped (snapBytes), `requested` what --sizes asked for. False when
+/// the communicators must be re-created (a failed call or replay).
 bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
-             const Coll &c, size_t bytes, Parts parts) {
+             const Coll &c, size_t bytes, size_t requested, Parts parts) {
   const int n = r.n;
   const Shape s = shapeOf(c, bytes, n, parts);
   char what[200];
   std::snprintf(what, sizeof what, "[%s] %s%s%s n%d %zu bytes",
                 row.label.c_str(), c.name, c.variable ? ":" : "",
                 c.variable ? partsName(parts) : "", n, s.bytes);
+  // The bytes the runtime selects a program by (launch.cpp selectionBytes):
+  // this rank's input; -1 for a call whose ranks know no size in common.
+  const long long key = s.noCommonSize ? -1 : (long long)s.inputBytes;
+  const Routed k = routedKernel(m, c.name, n, s.inputBytes, row.force,
+                                row.registered(), s.noCommonSize);
+  if (strictForce && forcesProgram(row) && !k.program) {
+    // The runtime would run v1 here: never recorded as the variant.
+    if (key >= 0)
+      std::printf("SKIP %s (variant %s does not serve %lld bytes)\n", what,
+                  row.force.c_str(), key);
+    else
+      std::printf("SKIP %s (variant %s does not serve this call: no program "
+                  "of it agrees on its steps)\n",
+                  what, row.force.c_str());
+    ++skipped;
+    return true;
+  }
   std::string why;
   if (!checkOnce(b, r, c, s, why)) {
     std::printf("FAIL %s: %s\n", what, why.c_str());
@@ -916,8 +1001,6 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
       return false;
     }
   }
-  const Routed k = routedKernel(m, c.name, n, s.inputBytes, row.force,
-                                row.registered(), s.noCommonSize);
   // The zero-copy programs' model where they ran (the routed kernel).
   const bool zeroCopy = k.name.find("_zero_copy") != std::string::npos;
   const int ctas = ctasOverride > 0 ? ctasOverride : k.grid > 0 ? k.grid : 16;
@@ -928,16 +1011,21 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
   const size_t copyBytes = (size_t)(traffic / (2.0 * n)) / 16 * 16;
   const double algbw = s.bytes / us / 1e3, trafficGbs = traffic / us / 1e3;
   const CopyResult copy =
-      copyBaseline(b, c, s, ctas, threads, copyBytes, calls);
+      noCopy ? CopyResult()
+             : copyBaseline(b, c, s, ctas, threads, copyBytes, calls);
   const double ratio = copy.us > 0 ? trafficGbs / copy.trafficGbs : 0;
+  char ofCopy[48] = "no copy";
+  if (!noCopy)
+    std::snprintf(ofCopy, sizeof ofCopy, "%.1f%% of the copy", 100 * ratio);
   std::printf("bandwidth %s: %.2f us, algbw %.2f GB/s, traffic %.1f GB/s, "
-              "%.1f%% of the copy (%s %dx%d, %d calls per graph)\n",
-              what, us, algbw, trafficGbs, 100 * ratio, k.name.c_str(), k.grid,
+              "%s (%s %dx%d, %d calls per graph)\n",
+              what, us, algbw, trafficGbs, ofCopy, k.name.c_str(), k.grid,
               k.threads, calls);
   if (json) {
     std::fprintf(
         json,
         "{\"collective\": \"%s\", \"dtype\": \"bf16\", \"bytes\": %zu, "
+        "\"requested_bytes\": %zu, \"key_bytes\": %lld, "
         "\"nranks\": %d, \"implementation\": \"collc\", \"variant\": \"%s\", "
         "\"partitions\": \"%s\", \"us\": %.4f, \"algbw_gbs\": %.4f, "
         "\"traffic_bytes\": %.0f, "
@@ -951,7 +1039,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         "\"method\": \"one GPU, ranks in one process (collcCommInitAll), one "
         "stream each, graph of %d calls per rank, %d warm-up and %d timed "
         "replays, max over ranks; bytes = the larger buffer per rank\"}\n",
-        c.name, s.bytes, n, jsonEscape(row.label).c_str(),
+        c.name, s.bytes, requested, key, n, jsonEscape(row.label).c_str(),
         c.variable ? partsName(parts) : "fixed", us, algbw, traffic,
         trafficGbs, copy.us > 0 ? copy.trafficGbs : 0.0, ratio, ctas, threads,
         k.name.c_str(), k.grid, k.threads, s.count, calls, machine.c_str(),
@@ -974,7 +1062,8 @@ int main(int argc, char **argv) {
                 "[--collectives=...] [--partitions=...] [--ctas=N] "
                 "[--threads=T] "
                 "[--calls-bytes=B] [--min-replay-us=U] [--alarm=S] "
-                "[--json=FILE --machine=M --date=D]\n");
+                "[--json=FILE --machine=M --date=D] [--no-copy] "
+                "[--strict-force] [--plan=FILE]\n");
     return 2;
   }
   std::vector<long long> ranks = {2};
@@ -985,6 +1074,10 @@ int main(int argc, char **argv) {
     if (!c.variable)
       colls.push_back(&c);
   std::vector<Parts> partsList = {Parts::Even, Parts::Skewed, Parts::Zero};
+  // --plan: the (row label, collective, ranks, requested bytes) to measure.
+  std::set<std::tuple<std::string, std::string, int, long long>> plan;
+  std::set<std::pair<std::string, int>> planRowRanks;
+  bool havePlan = false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char *key) -> const char * {
@@ -1040,7 +1133,38 @@ int main(int argc, char **argv) {
       machine = v;
     else if (const char *v = value("--date="))
       date = v;
-    else {
+    else if (a == "--no-copy")
+      noCopy = true;
+    else if (a == "--strict-force")
+      strictForce = true;
+    else if (const char *v = value("--plan=")) {
+      std::ifstream f(v);
+      if (!f) {
+        std::printf("FATAL cannot read plan file %s\n", v);
+        return 2;
+      }
+      havePlan = true;
+      std::string line;
+      while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#')
+          continue;
+        std::stringstream ss(line);
+        std::string label, coll, nText, bytesText;
+        std::getline(ss, label, '\t');
+        std::getline(ss, coll, '\t');
+        std::getline(ss, nText, '\t');
+        std::getline(ss, bytesText, '\t');
+        if (nText.empty() || bytesText.empty()) {
+          std::printf("FATAL plan file %s: '%s': expected label, collective, "
+                      "ranks, bytes (tab-separated)\n",
+                      v, line.c_str());
+          return 2;
+        }
+        plan.emplace(label, coll, std::atoi(nText.c_str()),
+                     std::atoll(bytesText.c_str()));
+        planRowRanks.emplace(label, std::atoi(nText.c_str()));
+      }
+    } else {
       std::printf("FATAL unknown argument '%s'\n", a.c_str());
       return 2;
     }
@@ -1065,12 +1189,18 @@ int main(int argc, char **argv) {
 
   cudaDeviceProp prop{};
   CUDA(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0;
+  CUDA(cudaDriverGetVersion(&driver));
+  // For the callers' records (collc-bench: the policy table's header).
+  std::printf("driver %d\ngpu %s\n", driver, prop.name);
   std::printf("%s, %d SMs; %zu rows, ranks", prop.name,
               prop.multiProcessorCount, rows.size());
   for (long long n : ranks)
     std::printf(" %lld", n);
   std::printf(", sizes up to %lld bytes\n", most);
 
+  // Sizes whose snapping was printed (once, not per row).
+  std::set<std::tuple<std::string, int, int, long long>> snapNoted;
   // Device buffers per world size, kept across rows.
   std::map<int, Buffers> buffers;
   auto buffersFor = [&](int n) -> Buffers & {
@@ -1078,7 +1208,9 @@ int main(int argc, char **argv) {
     if (b.n == n)
       return b;
     b.n = n;
-    b.elems = (size_t)most / 2 + 64;
+    // A snapped size may lie up to half a unit (8 n bytes) above the
+    // largest requested.
+    b.elems = (size_t)most / 2 + 64 + 8 * (size_t)n;
     b.streams.resize(n);
     b.in.resize(n);
     b.out.resize(n);
@@ -1102,6 +1234,13 @@ int main(int argc, char **argv) {
     {
       std::ifstream f(row.module);
       manifest = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+      if (manifest.is_discarded() && strictForce) {
+        // Which program serves a call is read there.
+        std::printf("FATAL [%s] %s: the manifest does not parse here, and "
+                    "--strict-force needs it\n",
+                    row.label.c_str(), row.module.c_str());
+        return 2;
+      }
       if (manifest.is_discarded())
         std::printf("NOTE [%s] %s: the manifest does not parse here; the "
                     "copy uses %d CTAs per rank\n",
@@ -1115,6 +1254,8 @@ int main(int argc, char **argv) {
       setenv("COLLC_FORCE_VARIANT", row.force.c_str(), 1);
     for (long long nn : ranks) {
       const int n = (int)nn;
+      if (havePlan && !planRowRanks.count({row.label, n}))
+        continue;
       Ranks r;
       std::string error;
       if (!initRanks(r, module, n, error)) {
@@ -1139,12 +1280,26 @@ int main(int argc, char **argv) {
         continue;
       }
       for (const Coll *c : colls) {
+        // Snapped sizes measured (a duplicate is measured once).
+        std::set<std::pair<int, size_t>> seen;
         for (long long bytes : sizes)
           for (Parts parts : c->variable ? partsList
                                          : std::vector<Parts>{Parts::Even}) {
           if (!alive)
             break;
-          if (measure(b, r, row, manifest, *c, (size_t)bytes, parts))
+          if (havePlan && !plan.count({row.label, c->name, n, bytes}))
+            continue;
+          const size_t snapped = snapBytes(*c, (size_t)bytes, n, parts);
+          if (!seen.emplace((int)parts, snapped).second)
+            continue;
+          if (snapped != (size_t)bytes &&
+              snapNoted.emplace(c->name, n, (int)parts, bytes).second)
+            std::printf("SIZE %s%s%s n%d: %lld bytes -> %zu bytes (whole "
+                        "16-byte units per partition)\n",
+                        c->name, c->variable ? ":" : "",
+                        c->variable ? partsName(parts) : "", n, bytes,
+                        snapped);
+          if (measure(b, r, row, manifest, *c, snapped, (size_t)bytes, parts))
             continue;
           // The communicators refuse calls after an error: new ones.
           finishRanks(r, /*abort=*/true);
@@ -1181,6 +1336,9 @@ int main(int argc, char **argv) {
   }
   if (json)
     std::fclose(json);
+  if (strictForce)
+    std::printf("%d skipped (forced variants that do not serve the call)\n",
+                skipped);
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -289,22 +289,12 @@ collcResult_t parseForce(const char *text, const char *source,
   out = ForceVariant();
   if (!text || !*text)
     return collcSuccess;
-  const std::string s = text;
-  if (s == "v1") {
-    out.kind = ForceVariant::V1;
+  VariantName v;
+  if (parseVariantName(text, v)) {
+    out.kind = v.v1 ? ForceVariant::V1 : ForceVariant::Program;
+    out.variant = v.variant;
+    out.encoding = v.encoding;
     return collcSuccess;
-  }
-  const size_t colon = s.find(':');
-  if (colon != std::string::npos && colon > 0) {
-    const std::string encoding = s.substr(colon + 1);
-    for (int e : {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16,
-                  COLLC_ENCODING_SENTINEL})
-      if (encoding == encodingName(e)) {
-        out.kind = ForceVariant::Program;
-        out.variant = s.substr(0, colon);
-        out.encoding = e;
-        return collcSuccess;
-      }
   }
   return COLLC_FAIL(collcInvalidArgument,
                     "%s is '%s'; expected 'v1' or '<variant>:<encoding>' with "
@@ -358,10 +348,57 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
       }
     }
   }
+  // The policy table chooses unless a variant is forced (the reader checked
+  // that every variant it names exists with a band that holds its sizes).
+  if (force.kind != ForceVariant::None || !m.hasPolicyTable)
+    return;
+  for (size_t c = 0; c < m.collectives.size(); ++c)
+    for (int t = 0; t < collcNumTypes; ++t) {
+      Route &route = comm->routes[c * collcNumTypes + t];
+      if (!route.v1 && route.programs.empty())
+        continue;
+      for (int reg = 0; reg < 2; ++reg) {
+        const PolicyEntry *e = m.policyFor(
+            comm->imageTarget, comm->nranks, m.collectives[c].name, reg == 1);
+        if (!e)
+          continue;
+        for (const PolicyChoice &p : e->select) {
+          Route::Choice choice;
+          choice.upto = p.upto;
+          choice.v1 = p.variant.v1;
+          for (Workspace *w : route.programs)
+            if (p.variant.names(w->kernel->program))
+              choice.programs.push_back(w);
+          route.table[reg].push_back(std::move(choice));
+        }
+      }
+    }
 }
 
 Workspace *collc::pickProgram(const Route &route, long long key,
                               unsigned registered) {
+  const unsigned both =
+      ProgramInfo::kRegisteredInput | ProgramInfo::kRegisteredOutput;
+  const std::vector<Route::Choice> &table =
+      registered == both && !route.table[1].empty() ? route.table[1]
+                                                    : route.table[0];
+  if (key >= 0 && !table.empty()) {
+    const Route::Choice *choice = &table.back();
+    for (const Route::Choice &c : table)
+      if (key <= c.upto) {
+        choice = &c;
+        break;
+      }
+    if (choice->v1)
+      return nullptr;
+    for (Workspace *w : choice->programs) {
+      const ProgramInfo &g = w->kernel->program;
+      if (g.bandLo <= (unsigned long long)key &&
+          (unsigned long long)key <= g.bandHi &&
+          (g.registered & ~registered) == 0)
+        return w;
+    }
+  }
   for (Workspace *w : route.programs) {
     const ProgramInfo &g = w->kernel->program;
     const bool serves =

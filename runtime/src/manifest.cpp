@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "manifest.h"
+#include "json_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,74 +23,9 @@
 
 using json = nlohmann::json;
 using namespace collc;
+using namespace collc::detail;
 
-namespace {
-
-/// `s` as a JSON string, quoted, for messages.
-std::string quote(const std::string &s) { return json(s).dump(); }
-
-/// Typed field access that reports what is missing or mistyped; once an
-/// error is set every later read is a no-op, so the first one is reported.
-struct Reader {
-  std::string error;
-  bool fail(const std::string &message) {
-    if (error.empty())
-      error = message;
-    return false;
-  }
-  const json *field(const json &obj, const char *key, json::value_t type,
-                    const std::string &where) {
-    if (!error.empty())
-      return nullptr;
-    if (!obj.is_object()) {
-      fail(where + " is not a JSON object");
-      return nullptr;
-    }
-    auto it = obj.find(key);
-    if (it == obj.end()) {
-      fail(where + ": missing field '" + key + "'");
-      return nullptr;
-    }
-    if (!(it->type() == type ||
-          (type == json::value_t::number_integer &&
-           it->type() == json::value_t::number_unsigned))) {
-      fail(where + ": field '" + key + "' has type " + it->type_name() +
-           ", expected " + json(type).type_name());
-      return nullptr;
-    }
-    return &*it;
-  }
-  std::string str(const json &obj, const char *key, const std::string &where) {
-    const json *f = field(obj, key, json::value_t::string, where);
-    return f ? f->get<std::string>() : std::string();
-  }
-  long long num(const json &obj, const char *key, const std::string &where) {
-    const json *f = field(obj, key, json::value_t::number_integer, where);
-    return f ? f->get<long long>() : 0;
-  }
-  bool flag(const json &obj, const char *key, const std::string &where) {
-    const json *f = field(obj, key, json::value_t::boolean, where);
-    return f ? f->get<bool>() : false;
-  }
-  std::vector<std::string> strings(const json &obj, const char *key,
-                                   const std::string &where) {
-    std::vector<std::string> out;
-    const json *f = field(obj, key, json::value_t::array, where);
-    if (!f)
-      return out;
-    for (const json &v : *f) {
-      if (!v.is_string()) {
-        fail(where + ": field '" + key + "' holds a non-string");
-        return out;
-      }
-      out.push_back(v.get<std::string>());
-    }
-    return out;
-  }
-};
-
-/// The byte where parsing a malformed document stops, for the message.
-size_t whereParsingStops(const char *data, size_t bytes) {
+size_t collc::detail::whereParsingStops(const char *data, size_t bytes) {
   struct Sax : nlohmann::json_sax<json> {
     size_t where = 0;
     bool null() override { return true; }
@@ -116,6 +52,8 @@ size_t whereParsingStops(const char *data, size_t bytes) {
   json::sax_parse(data, data + bytes, &sax);
   return sax.where;
 }
+
+namespace {
 
 Layout parseLayout(const std::string &s, bool &variable, bool &ok) {
   Layout l = Layout::Packed;
@@ -579,6 +517,12 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
       m.specFile = (*spec)["file"].get<std::string>();
   }
 
+  // A policy table makes bands capacities (they may overlap) and chooses
+  // among them; it is checked against the kernels once they are read.
+  if (auto table = doc.find("policy_table"); table != doc.end()) {
+    m.hasPolicyTable = true;
+    r.fail(readPolicyJson(*table, m.policy, "policy_table"));
+  }
   const json *collectives =
       r.field(doc, "collectives", json::value_t::array, "manifest");
   for (size_t i = 0; collectives && r.error.empty() && i < collectives->size();
@@ -603,13 +547,13 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
              quote(vocab::spelling(info.program.root)) + " but collective " +
              quote(info.collective) +
              (c->rooted() ? " is rooted" : " is not rooted"));
-    // The variants of a collective split its sizes (one-shot up to a
-    // bound, two-shot above it); the runtime takes the first program whose
-    // band holds a call, so overlapping variants would leave one
-    // unreachable for some sizes. Encodings of one variant may overlap:
-    // alternatives that COLLC_FORCE_VARIANT picks between.
+    // Without a policy table the variants of a collective split its sizes
+    // (one-shot up to a bound, two-shot above it); the runtime takes the
+    // first program whose band holds a call, so overlapping variants would
+    // leave one unreachable for some sizes. Encodings of one variant may
+    // overlap: alternatives that COLLC_FORCE_VARIANT picks between.
     for (size_t j = 0; r.error.empty() && info.isProgram &&
-                       j < m.kernels.size();
+                       !m.hasPolicyTable && j < m.kernels.size();
          ++j) {
       const KernelInfo &o = m.kernels[j];
       if (o.isProgram && o.collective == info.collective &&
@@ -632,6 +576,8 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
     readImage(r, (*images)[i], "images[" + std::to_string(i) + "]", image);
     m.images.push_back(std::move(image));
   }
+  if (m.hasPolicyTable && r.error.empty())
+    checkPolicyTable(r, m);
   if (check == ManifestCheck::Whole && r.error.empty())
     checkWhole(r, m);
   return r.error.empty() ? ManifestProblem() : corrupt(r.error);

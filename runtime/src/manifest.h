@@ -112,6 +112,43 @@ struct KernelInfo {
   unsigned long long eventWords = 0, stateWords = 0;
 };
 
+/// A variant as COLLC_FORCE_VARIANT and policy tables name it: "v1" (the
+/// schedule's kernel), or "<variant>:<encoding>" (e.g. "one_shot:ll16").
+struct VariantName {
+  bool v1 = false;
+  std::string variant;
+  int encoding = COLLC_ENCODING_FLAG; // COLLC_ENCODING_*
+  /// Whether program `g` is this variant (never for v1).
+  bool names(const ProgramInfo &g) const {
+    return !v1 && g.variant == variant && g.encoding == encoding;
+  }
+  std::string spelling() const;
+};
+
+/// Parses a variant name; false for anything but the two forms above.
+bool parseVariantName(const std::string &text, VariantName &out);
+
+/// One interval of a policy table's selection: the variant that serves
+/// the calls whose selection bytes (a rank's input bytes; runtime.h,
+/// selectionBytes) are at most `upto` and above the interval before it.
+struct PolicyChoice {
+  /// Inclusive; kUnbounded for the last interval.
+  long long upto = 0;
+  VariantName variant;
+  static constexpr long long kUnbounded = 0x7fffffffffffffffll;
+};
+
+/// One entry of a policy table (docs/module-format.md, "Policy tables"):
+/// which variant serves each size of one collective, on one target, at one
+/// rank count, with ordinary or registered buffers, as a calibration run
+/// measured it.
+struct PolicyEntry {
+  std::string target, collective;
+  int ranks = 0;
+  bool registered = false;
+  std::vector<PolicyChoice> select;
+};
+
 struct Image {
   std::string target, kind, data; // data decoded
   int capability = 0;
@@ -128,7 +165,17 @@ struct Manifest {
   std::vector<CollectiveInfo> collectives;
   std::vector<KernelInfo> kernels;
   std::vector<Image> images;
+  /// The module's policy table (`policy_table`, from `collc
+  /// --policy-table`): when present, every program's band is what it can
+  /// serve (bands of a collective's variants may overlap) and the table
+  /// chooses among them.
+  bool hasPolicyTable = false;
+  std::vector<PolicyEntry> policy;
   const CollectiveInfo *findCollective(const std::string &name) const;
+  /// The table's entry for these, or null.
+  const PolicyEntry *policyFor(const std::string &target, int ranks,
+                               const std::string &collective,
+                               bool registered) const;
   /// The image a device of compute capability `cc` (major * 10 + minor)
   /// runs: one with a cubin built for exactly that capability; else one
   /// with a cubin of the same major built for a lower minor (binary
@@ -167,6 +214,17 @@ struct ManifestProblem {
 /// reads it in version messages ("collc", "runtime").
 ManifestProblem readManifest(const char *data, size_t bytes, Manifest &out,
                              ManifestCheck check, const char *reader);
+
+/// Reads a policy table (the JSON document `collc-bench --calibrate`
+/// writes; docs/module-format.md, "Policy tables") from `data[0, bytes)`:
+/// its format and version, the calibration's facts (machine, GPU, driver,
+/// date, method), and every entry: target, ranks, collective, buffers,
+/// fits, and a selection of increasing bounds whose last is unbounded. An
+/// empty string when valid, else what is wrong, after `where` ("FILE:" or
+/// "policy_table").
+std::string readPolicyTable(const char *data, size_t bytes,
+                            std::vector<PolicyEntry> &out,
+                            const std::string &where);
 
 /// Lower-case hex SHA-256 (FIPS 180-4) of `data` (sha256.cpp): images are
 /// hashed with it when written and checked with it when read.

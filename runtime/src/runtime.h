@@ -99,6 +99,18 @@ COLLC_API collcResult_t forceVariantOf(const collcConfig_t *config,
 struct Route {
   Workspace *v1 = nullptr;
   std::vector<Workspace *> programs;
+  /// The module's policy table for this route (Manifest::policyFor at the
+  /// communicator's target and rank count), when it has an entry and no
+  /// variant is forced: `upto` the interval's inclusive top, `v1` or the
+  /// route's programs of the chosen variant in manifest order.
+  struct Choice {
+    long long upto = 0;
+    bool v1 = false;
+    std::vector<Workspace *> programs;
+  };
+  /// By the call's buffers: [0] ordinary, [1] registered (every buffer of
+  /// the call in a registered window); [1] empty: [0] serves both.
+  std::vector<Choice> table[2];
 };
 
 /// The bytes that choose a call's program, from its size matrix (abi.h):
@@ -112,12 +124,16 @@ COLLC_API long long selectionBytes(const CollectiveInfo &c,
                                    const long long *sizes, int n, int r,
                                    int eb);
 
-/// The program of `route` whose band holds `key` (selectionBytes; the
-/// first, in manifest order; a key of -1, no size every rank knows: the
-/// first whose ranks agree on its steps, ProgramInfo::agree, which serves
-/// every size) and whose registered buffers (a zero-copy program's,
-/// ProgramInfo::registered) are among the call's `registered` ones, or
-/// NULL: the call runs the v1 kernel.
+/// The program a call runs, or NULL: the call runs the v1 kernel. With a
+/// policy table entry (Route::table) and a known size: the variant of the
+/// first interval whose top is at least `key`, its first program whose
+/// band holds `key` and whose registered buffers (a zero-copy program's,
+/// ProgramInfo::registered) are among the call's `registered` ones (a
+/// handful of comparisons: the table has a few intervals). Otherwise, or
+/// where that program cannot serve the call: the first program of `route`
+/// in manifest order whose band holds `key` (selectionBytes; a key of -1,
+/// no size every rank knows: the first whose ranks agree on its steps,
+/// ProgramInfo::agree, which serves every size) with those buffers.
 COLLC_API Workspace *pickProgram(const Route &route, long long key,
                                  unsigned registered = 0);
 

@@ -22,6 +22,8 @@
 #include "collc/Target/Module/ModuleFile.h"
 
 #include "Sweep.h"
+// The runtime's policy-table entries (manifest.h, collc_manifest).
+#include "manifest.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -97,6 +99,19 @@ cl::opt<unsigned> compileJobs(
     cl::desc("With --emit=ptx|module: targets compiled at once (NVRTC and "
              "ptxas, one thread each; 0: one per hardware thread)"),
     cl::init(0), cl::cat(collcCategory));
+cl::opt<std::string> policyTableFile(
+    "policy-table",
+    cl::desc("A calibration's policy table (collc-bench --calibrate; "
+             "docs/module-format.md, \"Policy tables\"), baked into the "
+             "module: every program's band starts at 0 and the runtime "
+             "selects among them by the table"),
+    cl::value_desc("file"), cl::init(""), cl::cat(collcCategory));
+/// The --policy-table file, read once: its text (empty: none) and entries.
+struct {
+  std::string text;
+  std::vector<PolicyEntry> entries;
+} policyTable;
+
 cl::opt<std::string> validateModule(
     "validate-module", cl::desc("Check a module file and exit"),
     cl::value_desc("file"), cl::init(""), cl::cat(collcCategory));
@@ -431,7 +446,7 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
   }
   if (emitStage == Emit::Module)
     module::write(module, sys::path::filename(spec->getBufferIdentifier()),
-                  spec->getBuffer(), images, os);
+                  spec->getBuffer(), images, os, policyTable.text);
   return success();
 }
 
@@ -491,6 +506,34 @@ static int runValidate() {
   return EXIT_SUCCESS;
 }
 
+/// Reads --policy-table, if given, for `specs` specs (a table is one
+/// spec's calibration).
+static LogicalResult loadPolicyTable(size_t specs) {
+  if (policyTableFile.empty())
+    return success();
+  auto fail = [](const Twine &message) {
+    WithColor::error(errs(), "collc") << message << "\n";
+    return failure();
+  };
+  if (specs != 1)
+    return fail("--policy-table is one spec's calibration; compile one spec "
+                "with it, not " + Twine(specs));
+  if (emitStage != Emit::Module)
+    return fail("--policy-table is baked into a module; use it with "
+                "--emit=module");
+  std::string errorMessage;
+  std::unique_ptr<MemoryBuffer> file =
+      openInputFile(policyTableFile, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  std::string error;
+  if (failed(module::readPolicyTable(policyTableFile, file->getBuffer(),
+                                     policyTable.entries, error)))
+    return fail(error);
+  policyTable.text = file->getBuffer().str();
+  return success();
+}
+
 /// Compiles one file and prints the requested stage to `os`.
 static LogicalResult compileFile(StringRef path, MLIRContext &context,
                                  raw_ostream &os) {
@@ -520,7 +563,10 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     pm.addPass(createCollDeriveSchedule());
     // SNAC v2 programs beside the schedules: derived, then their work
     // assigned for the module's targets, then the dependent launch placed.
-    pm.addPass(createCollDerivePrograms());
+    // Under a policy table a program's band is what it can serve (from 0).
+    CollDeriveProgramsOptions derive;
+    derive.capacityBands = !policyTable.text.empty();
+    pm.addPass(createCollDerivePrograms(derive));
     snac::SnacAssignWorkOptions work;
     for (StringRef target : coll::CollDialect::getTargets(*module))
       work.targets.push_back(target.str());
@@ -560,6 +606,10 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
       return failure();
     if (simulate)
       return success();
+    if (!policyTable.text.empty() &&
+        failed(module::checkPolicyTable(*module, policyTableFile,
+                                        policyTable.entries)))
+      return failure();
   }
   if (emitStage == Emit::Coll || emitStage == Emit::Snac) {
     module->print(os);
@@ -661,6 +711,8 @@ int main(int argc, char **argv) {
   if (!inputFilename.empty())
     inputs.push_back(inputFilename);
   else if (failed(listLibrary(inputs)))
+    return EXIT_FAILURE;
+  if (failed(loadPolicyTable(inputs.size())))
     return EXIT_FAILURE;
 
   // Module files are one per spec: the whole library goes to a directory.

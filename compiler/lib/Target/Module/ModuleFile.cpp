@@ -66,7 +66,7 @@ static void addResources(json &j, const module::TargetImage &image,
 void module::write(ModuleOp module, llvm::StringRef specName,
                    llvm::StringRef specText,
                    const std::vector<TargetImage> &images,
-                   llvm::raw_ostream &os) {
+                   llvm::raw_ostream &os, llvm::StringRef policyTable) {
   json m;
   m["format"] = kModuleFormatName;
   m["format_version"] = kModuleFormatVersion;
@@ -206,6 +206,9 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                           {"data", encodeBase64(image.fatbin)}});
   }
   m["kernels"] = kernels;
+  // Verbatim (readPolicyTable parsed it): the calibration it came from.
+  if (!policyTable.empty())
+    m["policy_table"] = json::parse(policyTable.begin(), policyTable.end());
   m["images"] = imagesJson;
   os << m.dump(1) << "\n";
 }

@@ -469,6 +469,10 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
   // ll16 and sentinel units validate themselves, so loading before
   // validating is sound there; a flag would not validate such a load.
   bool spec = speculate && encoding != snac::Encoding::flag;
+  // Capacity bands: the runtime chooses among overlapping programs by the
+  // module's policy table.
+  if (capacityBands)
+    lo = 0;
   auto policy =
       snac::PolicyAttr::get(ctx, encoding, slots, lo, hi, ctas, /*threads=*/0,
                             /*grain=*/0, /*pdl=*/true, spec, chunk, agree);

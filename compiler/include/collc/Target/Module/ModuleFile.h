@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+namespace collc {
+struct PolicyEntry; // runtime/src/manifest.h
+} // namespace collc
+
 namespace collc::module {
 
 /// What one target contributes to a module.
@@ -33,10 +37,28 @@ struct TargetImage {
 };
 
 /// Writes the module file of `module` (coll + derived snac) to `os`.
-/// `specText` is the spec's source, hashed into the manifest.
+/// `specText` is the spec's source, hashed into the manifest;
+/// `policyTable`, when not empty, the text of a policy table read by
+/// readPolicyTable, stored as the manifest's `policy_table`.
 void write(mlir::ModuleOp module, llvm::StringRef specName,
            llvm::StringRef specText, const std::vector<TargetImage> &images,
-           llvm::raw_ostream &os);
+           llvm::raw_ostream &os, llvm::StringRef policyTable = "");
+
+/// Reads the policy table `text` of file `path` with the runtime's reader
+/// (docs/module-format.md, "Policy tables"); on failure `error` says what
+/// is wrong and where ("PATH: entries[2].select[0]: ...").
+mlir::LogicalResult readPolicyTable(llvm::StringRef path, llvm::StringRef text,
+                                    std::vector<PolicyEntry> &entries,
+                                    std::string &error);
+
+/// Checks a policy table against the programs derived for `module`, before
+/// any code is compiled: every collective it names is the spec's, and for
+/// each of the module's targets every variant it selects is a program of
+/// the collective (or its v1 schedule) whose band holds the sizes it is
+/// selected for. Errors point at the spec's collective.
+mlir::LogicalResult checkPolicyTable(mlir::ModuleOp module,
+                                     llvm::StringRef path,
+                                     llvm::ArrayRef<PolicyEntry> entries);
 
 /// Checks a module file with the runtime's reader (runtime/src/manifest.h,
 /// ManifestCheck::Whole): the format name and version, the required fields

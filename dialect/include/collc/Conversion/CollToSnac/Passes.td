@@ -110,6 +110,9 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",
            "auto picks ll16 for a band whose hi is at most this, flag above">,
+    Option<"capacityBands", "capacity-bands", "bool", /*default=*/"false",
+           "every program's band starts at 0: what it can serve, not what "
+           "it is chosen for (a policy table chooses; collc --policy-table)">,
     Option<"speculate", "speculate", "bool", /*default=*/"true",
            "speculative takes (load and compute, then validate) for the ll16 "
            "and sentinel encodings; off: readiness first (the ablation)">
