@@ -1056,6 +1056,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
 } // namespace
 
 int main(int argc, char **argv) {
+  // Line by line into a pipe too (collc-bench follows the progress).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   unsigned alarmSeconds = 480;
   if (argc < 2) {
     std::printf("usage: collc_bandwidth ROWS [--ranks=2] [--sizes=...] "

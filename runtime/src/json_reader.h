@@ -95,9 +95,10 @@ struct Reader {
 /// The byte where parsing a malformed document `data[0, bytes)` stops.
 size_t whereParsingStops(const char *data, size_t bytes);
 
-/// readPolicyTable on a parsed document (a module's `policy_table`).
+/// readPolicyTable on a parsed document: a module's `policy_table` (`sep`
+/// ".", "policy_table.entries[0]") or a file's (": ", "FILE: entries[0]").
 std::string readPolicyJson(const json &doc, std::vector<PolicyEntry> &out,
-                           const std::string &where);
+                           const std::string &where, const char *sep);
 
 /// Checks the module's policy table against its kernels (policy.cpp): every
 /// collective in the module, and for an entry of a target the module has,

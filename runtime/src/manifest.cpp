@@ -521,7 +521,7 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
   // among them; it is checked against the kernels once they are read.
   if (auto table = doc.find("policy_table"); table != doc.end()) {
     m.hasPolicyTable = true;
-    r.fail(readPolicyJson(*table, m.policy, "policy_table"));
+    r.fail(readPolicyJson(*table, m.policy, "policy_table", "."));
   }
   const json *collectives =
       r.field(doc, "collectives", json::value_t::array, "manifest");

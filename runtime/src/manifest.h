@@ -220,8 +220,8 @@ ManifestProblem readManifest(const char *data, size_t bytes, Manifest &out,
 /// its format and version, the calibration's facts (machine, GPU, driver,
 /// date, method), and every entry: target, ranks, collective, buffers,
 /// fits, and a selection of increasing bounds whose last is unbounded. An
-/// empty string when valid, else what is wrong, after `where` ("FILE:" or
-/// "policy_table").
+/// empty string when valid, else what is wrong, after `where` (the file:
+/// "FILE: entries[2].select[0]: ...").
 std::string readPolicyTable(const char *data, size_t bytes,
                             std::vector<PolicyEntry> &out,
                             const std::string &where);

@@ -151,7 +151,8 @@ void readEntry(Reader &r, const json &e, const std::string &where,
 
 std::string collc::detail::readPolicyJson(const json &doc,
                                           std::vector<PolicyEntry> &out,
-                                          const std::string &where) {
+                                          const std::string &where,
+                                          const char *sep) {
   Reader r;
   out.clear();
   if (!doc.is_object())
@@ -169,7 +170,7 @@ std::string collc::detail::readPolicyJson(const json &doc,
   r.num(doc, "driver", where);
   const json *entries = r.field(doc, "entries", json::value_t::array, where);
   for (size_t i = 0; entries && r.error.empty() && i < entries->size(); ++i) {
-    const std::string ew = where + ".entries[" + std::to_string(i) + "]";
+    const std::string ew = where + sep + "entries[" + std::to_string(i) + "]";
     PolicyEntry e;
     readEntry(r, (*entries)[i], ew, e);
     for (size_t j = 0; r.error.empty() && j < out.size(); ++j)
@@ -191,10 +192,10 @@ std::string collc::readPolicyTable(const char *data, size_t bytes,
   json doc = json::parse(data, data + bytes, nullptr,
                          /*allow_exceptions=*/false);
   if (doc.is_discarded())
-    return where + " not valid JSON (parse error at byte " +
+    return where + ": not valid JSON (parse error at byte " +
            std::to_string(whereParsingStops(data, bytes)) + " of " +
            std::to_string(bytes) + ")";
-  return readPolicyJson(doc, out, where);
+  return readPolicyJson(doc, out, where, ": ");
 }
 
 void collc::detail::checkPolicyTable(Reader &r, const Manifest &m) {

@@ -518,9 +518,9 @@ static LogicalResult loadPolicyTable(size_t specs) {
   if (specs != 1)
     return fail("--policy-table is one spec's calibration; compile one spec "
                 "with it, not " + Twine(specs));
-  if (emitStage != Emit::Module)
-    return fail("--policy-table is baked into a module; use it with "
-                "--emit=module");
+  if (emitStage == Emit::Coll && !simulate)
+    return fail("--policy-table chooses among the derived programs; use it "
+                "with --emit=snac, cuda, ptx or module");
   std::string errorMessage;
   std::unique_ptr<MemoryBuffer> file =
       openInputFile(policyTableFile, &errorMessage);

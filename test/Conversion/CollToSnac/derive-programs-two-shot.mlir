@@ -1,5 +1,11 @@
 // RUN: collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" | FileCheck %s --implicit-check-not="snac.program for"
 // (Chunked programs, the band above: derive-programs-chunked.mlir.)
+// Capacity bands (collc --policy-table): every band starts at 0, its top
+// unchanged; the module's table chooses among them.
+// RUN: collc-opt %s --coll-derive-programs="capacity-bands=true" | FileCheck %s --check-prefix=CAPACITY
+// CAPACITY: snac.program for @sum_then_spread variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 65536],
+// CAPACITY: snac.program for @sum_then_spread variant two_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 1048576],
+// CAPACITY: snac.program for @sum_then_spread variant two_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807],
 // RUN: collc-opt %s --coll-derive-programs="one-hop-max-bytes=4096 two-shot-max-bytes=65536 protocol=sentinel stream-chunk-bytes=0" | FileCheck %s --check-prefix=OPTS --implicit-check-not="snac.program for"
 
 // ReduceScatter then AllGather (found by the layout algebra, whatever its

@@ -88,7 +88,8 @@ const char *kV1Kernel = R"({"name": "collc_all_reduce_f32_n2", "target": "sm_90"
       "event_words": 65, "state_words": 19}})";
 
 std::string manifest(const std::vector<std::string> &kernels,
-                     const char *programAbi = "1") {
+                     const char *programAbi = "1",
+                     const std::string &policyTable = "") {
   std::string list;
   for (const std::string &k : kernels)
     list += (list.empty() ? "" : ",\n") + k;
@@ -104,7 +105,9 @@ std::string manifest(const std::vector<std::string> &kernels,
     {"consume": "copy", "input": "packed", "output": "scattered", "root": "none"}],
     "schedule": {"roles": [{"name": "stage"}], "ready_events": ["staged"],
                  "free_events": ["free"]}}],
-  "kernels": [)" + list + R"(],
+  "kernels": [)" + list + R"(],)" +
+         (policyTable.empty() ? "" : "\n  \"policy_table\": " + policyTable + ",") +
+         R"(
   "images": []})";
 }
 
@@ -743,4 +746,229 @@ TEST(ForceVariantTest, TheConfigFieldOverridesTheEnvironment) {
     setenv("COLLC_FORCE_VARIANT", before.c_str(), 1);
   else
     unsetenv("COLLC_FORCE_VARIANT");
+}
+
+namespace {
+
+/// A policy table for all_reduce at 2 ranks on sm_90 whose entries are
+/// `entries` (JSON objects, comma-separated).
+std::string policyTable(const std::string &entries) {
+  return R"({"format": "collc-policy-table", "version": 1,
+    "machine": "test", "gpu": "none", "driver": 0, "date": "2026-12-02",
+    "method": "hand-written", "entries": [)" +
+         entries + "]}";
+}
+
+std::string entry(const std::string &select,
+                  const std::string &buffers = "ordinary",
+                  const std::string &collective = "all_reduce",
+                  int ranks = 2, const std::string &target = "sm_90") {
+  return R"({"target": ")" + target + R"(", "ranks": )" +
+         std::to_string(ranks) + R"(, "collective": ")" + collective +
+         R"(", "buffers": ")" + buffers + R"(", "fits": [
+      {"variant": "one_shot:ll16", "a_us": 1.5, "b_us_per_byte": 1e-5,
+       "residual": 0.02, "key_lo": 16, "key_hi": 65536, "points": 7}],
+    "select": )" + select + "}";
+}
+
+/// The v1 kernel and one-shot programs with capacity bands: ll16
+/// [0, 64 KiB], sentinel [0, 256 KiB], flag [0, 1 MiB]; `table` baked in.
+std::string tabled(const std::string &table, bool withV1 = true) {
+  ProgramEntry ll, sentinel, flag;
+  sentinel.name = "collc_all_reduce__one_shot_sentinel_f32_n2";
+  sentinel.encoding = "sentinel";
+  sentinel.hi = 262144;
+  flag.name = "collc_all_reduce__one_shot_flag_f32_n2";
+  flag.encoding = "flag";
+  flag.hi = 1 << 20;
+  std::vector<std::string> kernels = {ll.text(), sentinel.text(),
+                                      flag.text()};
+  if (withV1)
+    kernels.insert(kernels.begin(), kV1Kernel);
+  return manifest(kernels, "1", table);
+}
+
+const char *kSelect = R"([{"upto": 4096, "variant": "one_shot:sentinel"},
+    {"upto": 65536, "variant": "one_shot:ll16"},
+    {"upto": 1048576, "variant": "one_shot:flag"}, {"variant": "v1"}])";
+
+/// Loads `text`, expects a refusal whose message holds every `parts`.
+void expectTableRefused(const std::string &text,
+                        const std::vector<std::string> &parts) {
+  collcModule_t m = nullptr;
+  EXPECT_EQ(load(text, &m), collcInvalidArgument);
+  EXPECT_EQ(m, nullptr);
+  const std::string error = lastError();
+  for (const std::string &p : parts)
+    EXPECT_TRUE(contains(error, p)) << "missing '" << p << "' in: " << error;
+}
+
+class PolicyRouting : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const std::string table = policyTable(
+        entry(kSelect) + ", " +
+        entry(R"([{"upto": 100, "variant": "one_shot:flag"},
+                  {"variant": "v1"}])",
+              "registered") +
+        // Another machine's target: kept, never consulted.
+        ", " + entry(R"([{"variant": "two_shot:flag"}])", "ordinary",
+                     "all_reduce", 2, "sm_100"));
+    ASSERT_EQ(load(tabled(table), &module), collcSuccess) << lastError();
+    collc::test::fakeComm(comm, module, 2, 0, errors);
+    comm.imageTarget = "sm_90";
+  }
+  void TearDown() override {
+    if (module)
+      collcModuleDestroy(module);
+  }
+  std::string route(const char *force, long long key,
+                    unsigned registered = 0) {
+    return collc::test::routeOf(comm, force, key, registered);
+  }
+  collcModule_t module = nullptr;
+  collcComm comm;
+  std::vector<unsigned long long> errors;
+};
+
+const std::string kLl = "collc_all_reduce__one_shot_ll16_f32_n2";
+const std::string kSentinel = "collc_all_reduce__one_shot_sentinel_f32_n2";
+const std::string kFlag = "collc_all_reduce__one_shot_flag_f32_n2";
+const std::string kV1 = "collc_all_reduce_f32_n2";
+
+} // namespace
+
+// The bands overlap (capacities); the table, not manifest order, chooses.
+TEST_F(PolicyRouting, TheTableChoosesAtEverySize) {
+  ASSERT_TRUE(module->hasPolicyTable);
+  ASSERT_EQ(module->policy.size(), 3u);
+  EXPECT_EQ(route("", 0), kSentinel);
+  EXPECT_EQ(route("", 4096), kSentinel); // bounds are inclusive
+  EXPECT_EQ(route("", 4097), kLl);
+  EXPECT_EQ(route("", 65536), kLl);
+  EXPECT_EQ(route("", 65537), kFlag);
+  EXPECT_EQ(route("", 1 << 20), kFlag);
+  EXPECT_EQ(route("", (1 << 20) + 1), kV1);
+  EXPECT_EQ(route("", 1ll << 40), kV1);
+}
+
+TEST_F(PolicyRouting, RegisteredBuffersUseTheirOwnEntry) {
+  const unsigned both = collc::ProgramInfo::kRegisteredInput |
+                        collc::ProgramInfo::kRegisteredOutput;
+  EXPECT_EQ(route("", 50, both), kFlag);
+  EXPECT_EQ(route("", 100, both), kFlag);
+  EXPECT_EQ(route("", 101, both), kV1);
+  // One buffer registered is not a registered call: the ordinary entry.
+  EXPECT_EQ(route("", 50, collc::ProgramInfo::kRegisteredInput), kSentinel);
+}
+
+TEST_F(PolicyRouting, ForcingOverridesTheTable) {
+  EXPECT_EQ(route("one_shot:ll16", 100), kLl);
+  EXPECT_EQ(route("v1", 100), kV1);
+  // Outside the forced program's band: v1, as without a table.
+  EXPECT_EQ(route("one_shot:ll16", 100000), kV1);
+}
+
+TEST(PolicyTableTest, AnotherCommunicatorsTargetOrRanksFallBackToBands) {
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(tabled(policyTable(entry(kSelect))), &m), collcSuccess)
+      << lastError();
+  collcComm comm;
+  std::vector<unsigned long long> errors;
+  collc::test::fakeComm(comm, m, 2, 0, errors);
+  comm.imageTarget = "sm_80"; // no entry: the first program whose band holds
+  EXPECT_EQ(collc::test::routeOf(comm, "", 100), kLl);
+  EXPECT_EQ(collc::test::routeOf(comm, "", 100000), kSentinel);
+  collcModuleDestroy(m);
+}
+
+TEST(PolicyTableTest, TheReaderChecksTheTableAgainstTheKernels) {
+  // A variant the module does not have.
+  expectTableRefused(
+      tabled(policyTable(entry(R"([{"variant": "two_shot:ll16"}])"))),
+      {"policy_table.entries[0].select[0]", "selects two_shot:ll16",
+       "[0, any]", "which the module does not have for \"all_reduce\" at 2 "
+                   "ranks on sm_90"});
+  // A size the program's band does not hold.
+  expectTableRefused(
+      tabled(policyTable(entry(R"([{"upto": 100000, "variant": "one_shot:ll16"},
+                                   {"variant": "v1"}])"))),
+      {"select[0]: selects one_shot:ll16 for [0, 100000] bytes",
+       "the band of \"collc_all_reduce__one_shot_ll16_f32_n2\" is [0, 65536]"});
+  // v1 without a v1 kernel.
+  expectTableRefused(
+      tabled(policyTable(entry(R"([{"variant": "v1"}])")), /*withV1=*/false),
+      {"select[0]: selects v1"});
+  expectTableRefused(tabled(policyTable(entry(kSelect, "ordinary", "bcast"))),
+                     {"collective \"bcast\" is not in the module"});
+  expectTableRefused(
+      tabled(policyTable(entry(kSelect, "ordinary", "all_reduce", 4))),
+      {"no kernel of \"all_reduce\" at 4 ranks on sm_90"});
+}
+
+TEST(PolicyTableTest, MalformedTablesAreRefusedSayingWhere) {
+  auto refused = [](const std::string &table,
+                    const std::vector<std::string> &parts) {
+    expectTableRefused(tabled(table), parts);
+  };
+  refused(policyTable(entry(R"([{"upto": 10, "variant": "v1"},
+                                {"upto": 10, "variant": "v1"}, {"variant": "v1"}])")),
+          {"entries[0].select[1]: upto 10 does not exceed", "must increase"});
+  refused(policyTable(entry(R"([{"upto": 10, "variant": "v1"}])")),
+          {"select[0]: the last interval has an 'upto'"});
+  refused(policyTable(entry(R"([])")), {"entries[0]: select is empty"});
+  refused(policyTable(entry(R"([{"variant": "one_shot:ll"}])")),
+          {"select[0]: variant \"one_shot:ll\" is not 'v1' or"});
+  refused(policyTable(entry(kSelect, "pinned")),
+          {"buffers is \"pinned\", expected"});
+  refused(policyTable(entry(kSelect) + ", " + entry(kSelect)),
+          {"entries[1]: a second entry for \"all_reduce\" at 2 ranks on "
+           "sm_90 with ordinary buffers"});
+  refused(R"({"format": "collc-policy-table", "version": 2})",
+          {"policy_table: version 2 is not supported"});
+  refused(R"({"format": "table", "version": 1})",
+          {"policy_table: format is \"table\""});
+  refused(R"({"format": "collc-policy-table", "version": 1, "machine": "m",
+              "gpu": "g", "driver": 1, "date": "d", "method": "m",
+              "entries": [{"target": "sm_90", "ranks": 2,
+                "collective": "all_reduce", "buffers": "ordinary",
+                "fits": [{"variant": "v1", "a_us": "fast"}],
+                "select": [{"variant": "v1"}]}]})",
+          {"entries[0].fits[0]: field 'a_us' is not a number"});
+}
+
+// Overlapping bands of two variants: refused without a table (the later
+// would be unreachable), chosen between by one.
+TEST(PolicyTableTest, WithATableVariantsMayOverlap) {
+  ProgramEntry one, two;
+  two.name = "collc_all_reduce__two_shot_flag_f32_n2";
+  two.variant = "two_shot";
+  two.encoding = "flag";
+  two.lo = 0;
+  two.hi = 1 << 20;
+  two.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG,
+      collcRxPayloadBytes(COLLC_VARIANT_TWO_SHOT, two.hi, two.world),
+      two.grid * two.threads / 32);
+  two.rx = 2 * (long long)collcRxBytes(two.slots, two.world, two.region);
+  const std::vector<std::string> kernels = {kV1Kernel, one.text(),
+                                            two.text()};
+  expectTableRefused(manifest(kernels),
+                     {"overlaps that of", "need disjoint bands"});
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest(kernels, "1", policyTable(entry(
+                              R"([{"upto": 4096, "variant": "two_shot:flag"},
+                                  {"upto": 65536, "variant": "one_shot:ll16"},
+                                  {"variant": "v1"}])"))),
+                 &m),
+            collcSuccess)
+      << lastError();
+  collcComm comm;
+  std::vector<unsigned long long> errors;
+  collc::test::fakeComm(comm, m, 2, 0, errors);
+  comm.imageTarget = "sm_90";
+  EXPECT_EQ(collc::test::routeOf(comm, "", 100), two.name);
+  EXPECT_EQ(collc::test::routeOf(comm, "", 4097), one.name);
+  EXPECT_EQ(collc::test::routeOf(comm, "", 65537), kV1);
+  collcModuleDestroy(m);
 }

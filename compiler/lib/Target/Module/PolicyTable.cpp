@@ -26,7 +26,7 @@ LogicalResult module::readPolicyTable(llvm::StringRef path,
                                       std::vector<PolicyEntry> &entries,
                                       std::string &error) {
   error = collc::readPolicyTable(text.data(), text.size(), entries,
-                                 path.str() + ":");
+                                 path.str());
   return success(error.empty());
 }
 

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Calibration of the library's variants on one GPU (issue 12): collc-bench
+# --calibrate (bench/collc-bench) times every variant of AllReduce,
+# AllGather, ReduceScatter and AllToAll, forced in turn, bf16, ranks 2, 4
+# and 8 in one process sharing GPU 0, ordinary and registered buffers, each
+# configuration checked bitwise before it is timed; fits T = a + b*K per
+# variant, finds the crossings, re-measures around them, and writes the
+# policy table that `collc --policy-table` bakes into a module.
+#
+#   scripts/gpu-calibrate.sh prepare   here (CPU): out/calibrate/ (the
+#                                      library for sm_90 compiled with the
+#                                      seed table, so that every program's
+#                                      band starts at 0; needs build/bin/collc
+#                                      with --policy-table) and .deps (JSON
+#                                      headers); prints the plan's estimate
+#   scripts/gpu-calibrate.sh run       on the GPU machine, with
+#                                      "out/calibrate" and ".deps" carried:
+#                                      build the runtime and the measurer
+#                                      (bench/bandwidth), calibrate, all under
+#                                      $OUT
+#
+# Outputs ($OUT, default build-gpu/calibrate-out): policy-table.json (only
+# when every measurement passed; else policy-table.rejected.json and exit
+# status 1), calibration.json (every record), selection.json (per entry:
+# the times at every key, the winners, the crossings, what was refined),
+# calibration.log, env.txt, build.log, and the measurer's rows, plans and
+# records per run (sweep-nN*, refine*).
+#
+# Time: one device call is at most 10 minutes, build included. LIMIT
+# (default 470 s) bounds the whole run: the calibration gets what the build
+# left (less 20 s for the analysis and the copy back) as collc-bench's
+# --budget-s: its measurer runs get the rest as their alarm, and refinement
+# runs are added only while their estimate fits; `timeout` ends it 30 s
+# after that in any case. collc-bench prints its estimate before each
+# measurer run and the time taken after it.
+# Environment: prepare: COLLC (default build/bin/collc), LIBRARY (default
+# specs/collectives.coll), TABLE (default bench/collc-bench/seed-table.json);
+# run: RANKS (default 2,4,8), SIZES (bytes, comma-separated; default
+# collc-bench's: 8 B to 32 MiB by factor 4, 64 MiB and three odd sizes),
+# COLLECTIVES (default the four), LIMIT (seconds, default 470), MACHINE
+# (default the GPU's name in lower case, dashes for spaces: nvidia-h200).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+# NEVER NVLink multicast on these machines (DESIGN.md, "GPU machines").
+export NCCL_NVLS_ENABLE=0
+export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export NVSHMEM_DISABLE_NVLS=1
+
+DIR=out/calibrate
+COLLC=${COLLC:-build/bin/collc}
+LIBRARY=${LIBRARY:-specs/collectives.coll}
+TABLE=${TABLE:-bench/collc-bench/seed-table.json}
+BENCH=bench/collc-bench/collc-bench
+
+prepare() {
+  [ -x "$COLLC" ] || {
+    echo "gpu-calibrate: no $COLLC: build collc first (scripts/build.sh)" >&2
+    exit 2
+  }
+  # (Not `| grep -q`: with pipefail, collc's SIGPIPE would fail the test.)
+  case $("$COLLC" --help 2>&1) in
+  *--policy-table*) ;;
+  *)
+    echo "gpu-calibrate: $COLLC has no --policy-table: rebuild collc" >&2
+    exit 2
+    ;;
+  esac
+  rm -rf "$DIR"
+  mkdir -p "$DIR"
+  local start=$SECONDS
+  "$COLLC" "$LIBRARY" --emit=module --target=sm_90 --policy-table="$TABLE" \
+    -o "$DIR/collectives.collcmod" 2>"$DIR/collc.err" || {
+    echo "gpu-calibrate: $LIBRARY: $(head -5 "$DIR/collc.err")" >&2
+    exit 1
+  }
+  rm -f "$DIR/collc.err"
+  echo "compiled $LIBRARY for sm_90 with $TABLE in $((SECONDS - start)) s"
+  "$COLLC" --validate-module "$DIR/collectives.collcmod" || exit 1
+  # The tree the module came from (the GPU machine's copy has no git).
+  {
+    echo "COLLC_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "uncommitted: $(git status --porcelain 2>/dev/null | wc -l) paths;$(git diff --shortstat 2>/dev/null)"
+    echo "prepared $(date -u '+%Y-%m-%d %H:%M:%S UTC') with $COLLC ($(date -u -r "$COLLC" '+%Y-%m-%d %H:%M:%S UTC')), table $TABLE"
+  } >"$DIR/commit.txt"
+  # The runtime's JSON header for the GPU machine's build (as gpu-prepare.sh).
+  mkdir -p .deps/include
+  rm -rf .deps/include/nlohmann
+  cp -r /usr/include/nlohmann .deps/include/
+  # The plan and its estimate (no measurement).
+  python3 "$BENCH" --calibrate --dry-run --module "$DIR/collectives.collcmod" \
+    --measurer none --ranks "${RANKS:-2,4,8}" --out "$DIR/dry-run" \
+    ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} |
+    grep -E '^(sweep|WARNING)'
+  rm -rf "$DIR/dry-run"
+  du -sh "$DIR" .deps
+  echo "ready: carry [\"out/calibrate\", \".deps\"] and run scripts/gpu-calibrate.sh run on the GPU machine"
+}
+
+run() {
+  local out=${OUT:-build-gpu/calibrate-out} build=${BUILD:-build-gpu/bandwidth}
+  local limit=${LIMIT:-470} status machine budget
+  mkdir -p "$out" "$build"
+  [ -s "$DIR/collectives.collcmod" ] || {
+    echo "gpu-calibrate: no $DIR/collectives.collcmod: run 'scripts/gpu-calibrate.sh prepare' on the CPU machine and carry out/calibrate" >&2
+    exit 2
+  }
+  {
+    date -u '+%Y-%m-%d %H:%M:%S UTC'
+    nvidia-smi --query-gpu=index,name,driver_version,compute_cap \
+      --format=csv,noheader
+    nvcc --version | tail -2
+    python3 --version
+    if [ -n "${COLLC_COMMIT:-}" ]; then
+      echo "COLLC_COMMIT=$COLLC_COMMIT"
+    else
+      cat "$DIR/commit.txt"
+    fi
+    echo "RANKS=${RANKS:-2,4,8} SIZES=${SIZES:-default} COLLECTIVES=${COLLECTIVES:-default} LIMIT=$limit"
+  } >"$out/env.txt" 2>&1
+  cmake -S bench/bandwidth -B "$build" -G Ninja \
+    -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$out/build.log" 2>&1 &&
+    ninja -C "$build" -j "$(nproc)" >>"$out/build.log" 2>&1 || {
+    tail -30 "$out/build.log"
+    exit 2
+  }
+  budget=$((limit - SECONDS - 20))
+  echo "gpu-calibrate: built in $SECONDS s; calibration budget $budget s"
+  [ "$budget" -gt 60 ] || {
+    echo "gpu-calibrate: less than a minute left for the calibration (LIMIT=$limit)" >&2
+    exit 2
+  }
+  machine=${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader |
+    head -1 | tr 'A-Z ' 'a-z-')}
+  timeout --signal=TERM --kill-after=10 $((budget + 30)) \
+    python3 "$BENCH" --calibrate --module "$DIR/collectives.collcmod" \
+    --measurer "$build/collc_bandwidth" --ranks "${RANKS:-2,4,8}" \
+    ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
+    --target sm_90 --machine "$machine" --date "$(date -u +%Y-%m-%d)" \
+    --budget-s "$budget" --out "$out"
+  status=$?
+  [ $status = 124 ] &&
+    echo "gpu-calibrate: collc-bench ended by timeout ($((budget + 30)) s); what it wrote so far is in $out" >&2
+  echo "gpu-calibrate: $SECONDS s in all"
+  return $status
+}
+
+case ${1:-} in
+prepare) prepare ;;
+run) run ;;
+*)
+  echo "usage: scripts/gpu-calibrate.sh prepare|run" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""A stand-in for bench/bandwidth's collc_bandwidth, for collc-bench's lit
+test (no GPU): the same arguments and output lines, times from linear
+models per (collective, kernel) of the test's module (Inputs/module.json):
+
+  all_reduce  v1             20    + 2e-5   K us
+              one_shot:ll16   2    + 1e-4   K
+              two_shot:ll16   5    + 2e-5   K
+              two_shot:flag  12    + 5e-6   K   (chunked, staged)
+                             10    + 2.5e-6 K   (zero-copy: registered)
+  all_gather  v1             15    + 1e-5   K
+              one_shot:ll16   1.5  + 8e-5   K
+              one_shot:flag   8    + 4e-6   K   (zero-copy: 6 + 2e-6 K)
+
+with K the key (the rank's input bytes). The routing is the measurer's
+(routedKernel): with --strict-force a forced variant that serves no call of
+the size prints SKIP. FAKE_FAIL="label|collective|ranks|bytes" makes that
+measurement print a FAIL line and write no record.
+"""
+import json
+import os
+import sys
+
+MODELS = {
+    ("all_reduce", "collc_all_reduce_bf16_n2"): (20, 2e-5),
+    ("all_reduce", "collc_all_reduce__one_shot_ll16_bf16_n2"): (2, 1e-4),
+    ("all_reduce", "collc_all_reduce__two_shot_ll16_bf16_n2"): (5, 2e-5),
+    ("all_reduce", "collc_all_reduce__two_shot_flag_chunked_bf16_n2"):
+        (12, 5e-6),
+    ("all_reduce", "collc_all_reduce__two_shot_flag_zero_copy_bf16_n2"):
+        (10, 2.5e-6),
+    ("all_gather", "collc_all_gather_bytes_n2"): (15, 1e-5),
+    ("all_gather", "collc_all_gather__one_shot_ll16_bytes_n2"): (1.5, 8e-5),
+    ("all_gather", "collc_all_gather__one_shot_flag_chunked_bytes_n2"):
+        (8, 4e-6),
+    ("all_gather", "collc_all_gather__one_shot_flag_zero_copy_bytes_n2"):
+        (6, 2e-6),
+}
+
+
+def snap(coll, size, n):
+    unit = 16 if coll == "all_reduce" else 16 * n
+    return max(1, (size + unit // 2) // unit) * unit
+
+
+def routed(manifest, coll, n, key, force, registered):
+    v1 = program = None
+    for k in manifest["kernels"]:
+        bf16 = k.get("element_type") == "bf16" or "bf16" in k.get("serves", [])
+        if k["collective"] != coll or not bf16 or k["world_size"] != n:
+            continue
+        if "program" not in k:
+            v1 = v1 or k
+            continue
+        if program or force == "v1":
+            continue
+        p = k["program"]
+        if p.get("registered") and not registered:
+            continue
+        if force not in ("", "-") and force != "%s:%s" % (p["variant"],
+                                                         p["encoding"]):
+            continue
+        if p["band"][0] <= key <= p["band"][1]:
+            program = k
+    return program, (program or v1)
+
+
+def main():
+    rows_path = sys.argv[1]
+    opts = {}
+    flags = set()
+    for a in sys.argv[2:]:
+        if "=" in a:
+            k, v = a.split("=", 1)
+            opts[k] = v
+        else:
+            flags.add(a)
+    ranks = [int(x) for x in opts["--ranks"].split(",")]
+    sizes = [int(x) for x in opts["--sizes"].split(",")]
+    colls = opts["--collectives"].split(",")
+    plan = None
+    if "--plan" in opts:
+        plan = set()
+        for line in open(opts["--plan"]):
+            if line.strip() and not line.startswith("#"):
+                label, coll, n, size = line.rstrip("\n").split("\t")
+                plan.add((label, coll, int(n), int(size)))
+    failing = os.environ.get("FAKE_FAIL", "")
+    rows = []
+    for line in open(rows_path):
+        if line.strip() and not line.startswith("#"):
+            f = line.rstrip("\n").split("\t") + ["", ""]
+            rows.append((f[0], f[1], f[2], f[3] or "ordinary"))
+    out = open(opts["--json"], "w")
+    print("driver 13000")
+    print("gpu Fake H200")
+    print("Fake H200, 132 SMs; %d rows" % len(rows))
+    passed = failed = skipped = 0
+    for label, module, force, buffers in rows:
+        manifest = json.load(open(module))
+        for n in ranks:
+            for coll in colls:
+                seen = set()
+                for req in sizes:
+                    if plan is not None and (label, coll, n, req) not in plan:
+                        continue
+                    size = snap(coll, req, n)
+                    if size in seen:
+                        continue
+                    seen.add(size)
+                    key = size // n if coll == "all_gather" else size
+                    what = "[%s] %s n%d %d bytes" % (label, coll, n, size)
+                    program, k = routed(manifest, coll, n, key, force,
+                                        buffers == "registered")
+                    if ("--strict-force" in flags and force not in
+                            ("", "-", "v1") and program is None):
+                        print("SKIP %s (variant %s does not serve %d bytes)"
+                              % (what, force, key))
+                        skipped += 1
+                        continue
+                    if failing == "%s|%s|%d|%d" % (label, coll, n, req):
+                        print("FAIL %s: rank 1 element 3 of %d: got 0x0000, "
+                              "want 0x3f80" % (what, size // 2))
+                        failed += 1
+                        continue
+                    passed += 1
+                    a, b = MODELS[(coll, k["name"])]
+                    us = round(a + b * key, 4)
+                    print("bandwidth %s: %.2f us (%s)" % (what, us,
+                                                          k["name"]))
+                    out.write(json.dumps({
+                        "collective": coll, "dtype": "bf16", "bytes": size,
+                        "requested_bytes": req, "key_bytes": key,
+                        "nranks": n, "implementation": "collc",
+                        "variant": label, "partitions": "fixed", "us": us,
+                        "kernel": k["name"], "force": force,
+                        "buffers": buffers, "module": module,
+                        "machine": opts.get("--machine", "unknown"),
+                        "date": opts.get("--date", "unknown"),
+                        "checked": "bitwise"}) + "\n")
+    print("%d skipped (forced variants that do not serve the call)" % skipped)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
