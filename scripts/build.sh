@@ -28,7 +28,11 @@ start=$SECONDS
 names=() pids=()
 for spec in specs/*.coll; do
   name=$(basename "$spec" .coll)
-  "${collc[@]}" "$spec" -o "$modules/$name.collcmod" \
+  # A spec's policy table (specs/NAME.policy.json, a calibration run's
+  # output, committed verbatim: docs/module-format.md "Policy tables").
+  table=()
+  [ -f "specs/$name.policy.json" ] && table=("--policy-table=specs/$name.policy.json")
+  "${collc[@]}" "${table[@]}" "$spec" -o "$modules/$name.collcmod" \
     2>"$modules/$name.log" &
   names+=("$name") pids+=($!)
 done
