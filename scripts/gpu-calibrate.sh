@@ -18,6 +18,23 @@
 #                                      build the runtime and the measurer
 #                                      (bench/bandwidth), calibrate, all under
 #                                      $OUT
+#   scripts/gpu-calibrate.sh check     on the GPU machine, with "out/modules"
+#                                      and ".deps" carried: collc-bench
+#                                      --check-table on the shipped module
+#                                      out/modules/collectives.collcmod (its
+#                                      policy_table's choice, unforced,
+#                                      against every variant forced, at the
+#                                      calibration's sizes and their
+#                                      geometric midpoints), under $OUT
+#                                      (default build-gpu/check-out):
+#                                      check.json, check.md, check.log
+#
+# `run` may be called several times in one device call with different OUTs
+# (e.g. OUT=$OUT/run1 then OUT=$OUT/run2, then collc-bench --compare
+# run1/policy-table.json run2/policy-table.json): the measurer is built
+# once (BUILD, shared; later calls only run ninja, a no-op), each call's
+# LIMIT counts from its own start. `check` builds the measurer only where
+# BUILD has none configured (else ninja brings it up to date).
 #
 # Outputs ($OUT, default build-gpu/calibrate-out): policy-table.json (only
 # when every measurement passed; else policy-table.rejected.json and exit
@@ -33,12 +50,21 @@
 # runs are added only while their estimate fits; `timeout` ends it 30 s
 # after that in any case. collc-bench prints its estimate before each
 # measurer run and the time taken after it.
+# Estimates (one H200, the first calibration, 2026-12-02): build of the
+# runtime and the measurer about 1 minute (not measured exactly); run with
+# the defaults 62 s of measurement (its printed estimate 228 s: the
+# estimate is about 4x pessimistic); check with ranks 2,4,8 2526
+# measurements, estimated 447 s, so about 2 minutes. Two runs and a check
+# in one 10-minute device call: LIMIT=200 for each run, LIMIT=240 for
+# check (each prints its estimate first and its time after).
 # Environment: prepare: COLLC (default build/bin/collc), LIBRARY (default
 # specs/collectives.coll), TABLE (default bench/collc-bench/seed-table.json);
 # run: RANKS (default 2,4,8), SIZES (bytes, comma-separated; default
 # collc-bench's: 8 B to 32 MiB by factor 4, 64 MiB and three odd sizes),
 # COLLECTIVES (default the four), LIMIT (seconds, default 470), MACHINE
 # (default the GPU's name in lower case, dashes for spaces: nvidia-h200).
+# check: MODULE (default out/modules/collectives.collcmod), RANKS, SIZES
+# (default the sizes the table's method lists), COLLECTIVES, LIMIT, MACHINE.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -97,20 +123,91 @@ prepare() {
   echo "ready: carry [\"out/calibrate\", \".deps\"] and run scripts/gpu-calibrate.sh run on the GPU machine"
 }
 
+# Builds the runtime and the measurer into $build (log: $1): configures
+# only where $build has no build.ninja, then ninja (incremental).
+build_measurer() {
+  local log=$1 t0=$SECONDS
+  if [ ! -f "$build/build.ninja" ]; then
+    cmake -S bench/bandwidth -B "$build" -G Ninja \
+      -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$log" 2>&1 || {
+      tail -30 "$log"
+      exit 2
+    }
+  else
+    echo "gpu-calibrate: $build already configured" >"$log"
+  fi
+  ninja -C "$build" -j "$(nproc)" >>"$log" 2>&1 || {
+    tail -30 "$log"
+    exit 2
+  }
+  echo "gpu-calibrate: measurer $build/collc_bandwidth ready in $((SECONDS - t0)) s"
+}
+
+env_txt() {
+  date -u '+%Y-%m-%d %H:%M:%S UTC'
+  nvidia-smi --query-gpu=index,name,driver_version,compute_cap \
+    --format=csv,noheader
+  nvcc --version | tail -2
+  python3 --version
+}
+
+machine_name() {
+  echo "${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader |
+    head -1 | tr 'A-Z ' 'a-z-')}"
+}
+
+check() {
+  local out=${OUT:-build-gpu/check-out}
+  local limit=${LIMIT:-470} status budget
+  local module=${MODULE:-out/modules/collectives.collcmod}
+  build=${BUILD:-build-gpu/bandwidth}
+  local start=$SECONDS
+  mkdir -p "$out" "$build"
+  [ -s "$module" ] || {
+    echo "gpu-calibrate: no $module: build the shipped modules (scripts/build.sh) and carry out/modules" >&2
+    exit 2
+  }
+  {
+    env_txt
+    echo "COLLC_COMMIT=${COLLC_COMMIT:-unknown} module $module"
+    echo "RANKS=${RANKS:-2,4,8} SIZES=${SIZES:-from-the-table} COLLECTIVES=${COLLECTIVES:-default} LIMIT=$limit"
+  } >"$out/env.txt" 2>&1
+  build_measurer "$out/build.log"
+  budget=$((limit - (SECONDS - start) - 20))
+  echo "gpu-calibrate: check budget $budget s"
+  [ "$budget" -gt 60 ] || {
+    echo "gpu-calibrate: less than a minute left for the check (LIMIT=$limit)" >&2
+    exit 2
+  }
+  python3 "$BENCH" --check-table --dry-run --module "$module" \
+    --measurer none --ranks "${RANKS:-2,4,8}" --out "$out/dry-run" \
+    ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
+    --target sm_90 --budget-s "$budget" | grep -E '^(check|WARNING)'
+  rm -rf "$out/dry-run"
+  timeout --signal=TERM --kill-after=10 $((budget + 30)) \
+    python3 "$BENCH" --check-table --module "$module" \
+    --measurer "$build/collc_bandwidth" --ranks "${RANKS:-2,4,8}" \
+    ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
+    --target sm_90 --machine "$(machine_name)" --date "$(date -u +%Y-%m-%d)" \
+    --budget-s "$budget" --out "$out"
+  status=$?
+  [ $status = 124 ] &&
+    echo "gpu-calibrate: collc-bench ended by timeout ($((budget + 30)) s); what it wrote so far is in $out" >&2
+  echo "gpu-calibrate: check $((SECONDS - start)) s in all (exit status $status)"
+  return $status
+}
+
 run() {
-  local out=${OUT:-build-gpu/calibrate-out} build=${BUILD:-build-gpu/bandwidth}
-  local limit=${LIMIT:-470} status machine budget
+  local out=${OUT:-build-gpu/calibrate-out}
+  local limit=${LIMIT:-470} status budget start=$SECONDS
+  build=${BUILD:-build-gpu/bandwidth}
   mkdir -p "$out" "$build"
   [ -s "$DIR/collectives.collcmod" ] || {
     echo "gpu-calibrate: no $DIR/collectives.collcmod: run 'scripts/gpu-calibrate.sh prepare' on the CPU machine and carry out/calibrate" >&2
     exit 2
   }
   {
-    date -u '+%Y-%m-%d %H:%M:%S UTC'
-    nvidia-smi --query-gpu=index,name,driver_version,compute_cap \
-      --format=csv,noheader
-    nvcc --version | tail -2
-    python3 --version
+    env_txt
     if [ -n "${COLLC_COMMIT:-}" ]; then
       echo "COLLC_COMMIT=$COLLC_COMMIT"
     else
@@ -118,38 +215,32 @@ run() {
     fi
     echo "RANKS=${RANKS:-2,4,8} SIZES=${SIZES:-default} COLLECTIVES=${COLLECTIVES:-default} LIMIT=$limit"
   } >"$out/env.txt" 2>&1
-  cmake -S bench/bandwidth -B "$build" -G Ninja \
-    -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$out/build.log" 2>&1 &&
-    ninja -C "$build" -j "$(nproc)" >>"$out/build.log" 2>&1 || {
-    tail -30 "$out/build.log"
-    exit 2
-  }
-  budget=$((limit - SECONDS - 20))
-  echo "gpu-calibrate: built in $SECONDS s; calibration budget $budget s"
+  build_measurer "$out/build.log"
+  budget=$((limit - (SECONDS - start) - 20))
+  echo "gpu-calibrate: calibration budget $budget s (OUT=$out)"
   [ "$budget" -gt 60 ] || {
     echo "gpu-calibrate: less than a minute left for the calibration (LIMIT=$limit)" >&2
     exit 2
   }
-  machine=${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader |
-    head -1 | tr 'A-Z ' 'a-z-')}
   timeout --signal=TERM --kill-after=10 $((budget + 30)) \
     python3 "$BENCH" --calibrate --module "$DIR/collectives.collcmod" \
     --measurer "$build/collc_bandwidth" --ranks "${RANKS:-2,4,8}" \
     ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
-    --target sm_90 --machine "$machine" --date "$(date -u +%Y-%m-%d)" \
+    --target sm_90 --machine "$(machine_name)" --date "$(date -u +%Y-%m-%d)" \
     --budget-s "$budget" --out "$out"
   status=$?
   [ $status = 124 ] &&
     echo "gpu-calibrate: collc-bench ended by timeout ($((budget + 30)) s); what it wrote so far is in $out" >&2
-  echo "gpu-calibrate: $SECONDS s in all"
+  echo "gpu-calibrate: run $((SECONDS - start)) s in all (OUT=$out)"
   return $status
 }
 
 case ${1:-} in
 prepare) prepare ;;
 run) run ;;
+check) check ;;
 *)
-  echo "usage: scripts/gpu-calibrate.sh prepare|run" >&2
+  echo "usage: scripts/gpu-calibrate.sh prepare|run|check" >&2
   exit 2
   ;;
 esac

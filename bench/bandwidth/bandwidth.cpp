@@ -72,7 +72,7 @@
 //          [--calls-bytes=67108864]
 //          [--min-replay-us=2000] [--alarm=SECONDS]
 //          [--json=FILE --machine=M --date=D]
-//          [--no-copy] [--strict-force] [--plan=FILE]
+//          [--no-copy] [--strict-force] [--plan=FILE] [--target=sm_90]
 // Sizes: each requested S is snapped to the nearest S whose partitions are
 // whole 16-byte units (at least one; snapBytes: 16 bytes for AllReduce,
 // 16 n for the other fixed collectives, 16 x the partitions' weights for a
@@ -90,6 +90,16 @@
 // requested bytes), one per line, tab-separated ('#' lines skipped): the
 // refinement runs of collc-bench; --sizes, --collectives and --ranks must
 // still list them.
+// Routing (routedKernel, as the runtime's pickProgram): the kernels of
+// --target (default sm_90; the runtime's is the device's image) that serve
+// bf16 at the call's rank count; a row that forces nothing ('-') follows
+// the module's policy_table when it has an entry for (--target, ranks,
+// collective, buffers; registered buffers fall back to the ordinary entry):
+// the selected variant's first program whose band holds the key and whose
+// registered buffers the row has, the v1 kernel for "v1"; otherwise (no
+// table, no entry, or the variant serves nothing) the first program whose
+// band holds the key. Records name the kernel ("kernel") and how it was
+// chosen ("selected_by": force, table or bands).
 // Every record has "key_bytes": the bytes the runtime selects a program by
 // (Shape::inputBytes, as passed to routedKernel: a rank's input; AllGather's
 // input is S/n), -1 for a _v call whose ranks know no size in common
@@ -464,19 +474,72 @@ struct Routed {
   int grid = 0, threads = 0;
   /// A program serves the call (else the v1 kernel, or nothing).
   bool program = false;
+  /// How the kernel was chosen: "force" (COLLC_FORCE_VARIANT), "table" (the
+  /// module's policy_table), "bands" (the first program whose band holds
+  /// the call: no table, no entry, or the table's variant serves nothing).
+  const char *by = "bands";
 };
 
-/// As the runtime routes (docs/runtime.md): the first program of the
-/// collective (bf16, n ranks) whose band holds the rank's input bytes (with
-/// `noCommonSize`, whose ranks agree on its steps), among those
-/// COLLC_FORCE_VARIANT allows, else the v1 kernel.
+/// The kernels' target routedKernel reads (--target; the runtime's is the
+/// device's image).
+std::string target = "sm_90";
+
+/// The variant the module's policy_table selects for a call of `key` bytes
+/// (as the runtime's pickProgram: a call with registered buffers reads the
+/// registered entry when there is one, else the ordinary one), or nullptr:
+/// no table, or no entry for (target, n, coll).
+const nlohmann::json *tableVariant(const nlohmann::json &m, const char *coll,
+                                   int n, long long key, bool registered) {
+  if (key < 0 || !m.contains("policy_table") ||
+      !m["policy_table"].is_object())
+    return nullptr;
+  const auto &t = m["policy_table"];
+  if (!t.contains("entries") || !t["entries"].is_array())
+    return nullptr;
+  const nlohmann::json *entry = nullptr;
+  for (int reg = registered ? 1 : 0; reg >= 0 && !entry; --reg)
+    for (const auto &e : t["entries"])
+      if (e.is_object() && e.value("target", "") == target &&
+          e.value("ranks", 0) == n && e.value("collective", "") == coll &&
+          e.value("buffers", "") == (reg ? "registered" : "ordinary") &&
+          e.contains("select") && e["select"].is_array() &&
+          !e["select"].empty()) {
+        entry = &e;
+        break;
+      }
+  if (!entry)
+    return nullptr;
+  const auto &select = (*entry)["select"];
+  const nlohmann::json *choice = &select.back();
+  for (const auto &s : select)
+    if (s.contains("upto") && key <= s["upto"].get<long long>()) {
+      choice = &s;
+      break;
+    }
+  return choice->contains("variant") ? &(*choice)["variant"] : nullptr;
+}
+
+/// As the runtime routes (docs/runtime.md): with COLLC_FORCE_VARIANT unset
+/// and a policy_table entry for (--target, n, coll, buffers), the table's
+/// variant for the call's key: its first program (manifest order) whose
+/// band holds the key and whose registered buffers the call has, the v1
+/// kernel for "v1"; else (no entry, or that variant serves nothing) the
+/// first program of the collective (bf16, n ranks, --target) whose band
+/// holds the rank's input bytes (with `noCommonSize`, whose ranks agree on
+/// its steps), among those COLLC_FORCE_VARIANT allows, else the v1 kernel.
 Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
                     size_t inputBytes, const std::string &force,
                     bool registered, bool noCommonSize) {
   Routed r;
   if (!m.is_object() || !m.contains("kernels") || !m["kernels"].is_array())
     return r;
-  const nlohmann::json *v1 = nullptr, *program = nullptr;
+  const bool forced = !force.empty() && force != "-";
+  const long long key = noCommonSize ? -1 : (long long)inputBytes;
+  const nlohmann::json *chosen =
+      forced ? nullptr : tableVariant(m, coll, n, key, registered);
+  const std::string tableChoice =
+      chosen && chosen->is_string() ? chosen->get<std::string>() : "";
+  const nlohmann::json *v1 = nullptr, *program = nullptr, *byTable = nullptr;
   for (const auto &k : m["kernels"]) {
     // bf16's kernel: its own, or a copy's bytes kernel that serves it.
     const auto serves = k.value("serves", nlohmann::json::array());
@@ -484,30 +547,44 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
                       std::find(serves.begin(), serves.end(), "bf16") !=
                           serves.end();
     if (k.value("collective", "") != coll || !bf16 ||
-        k.value("world_size", 0) != n)
+        k.value("world_size", 0) != n || k.value("target", target) != target)
       continue;
     if (!k.contains("program")) {
       if (!v1)
         v1 = &k;
       continue;
     }
-    if (program || force == "v1")
+    if (force == "v1")
       continue;
     const auto &p = k["program"];
     // A zero-copy program runs only for registered buffers.
     if (p.contains("registered") && !registered)
       continue;
-    if (!force.empty() && force != "-" &&
-        force != p.value("variant", "") + ":" + p.value("encoding", ""))
+    const std::string name =
+        p.value("variant", "") + ":" + p.value("encoding", "");
+    if (forced && force != name)
       continue;
     if (!p.contains("band") || !p["band"].is_array() || p["band"].size() != 2)
       continue;
     const long long lo = p["band"][0].get<long long>();
     const long long hi = p["band"][1].get<long long>();
-    if (noCommonSize ? p.value("agree", false)
-                     : lo <= (long long)inputBytes &&
-                           (long long)inputBytes <= hi)
+    const bool holds = noCommonSize ? p.value("agree", false)
+                                    : lo <= key && key <= hi;
+    if (!holds)
+      continue;
+    if (!program)
       program = &k;
+    if (!byTable && !noCommonSize && name == tableChoice)
+      byTable = &k;
+  }
+  if (forced)
+    r.by = "force";
+  if (chosen && tableChoice == "v1") {
+    program = nullptr;
+    r.by = "table";
+  } else if (byTable) {
+    program = byTable;
+    r.by = "table";
   }
   const nlohmann::json *k = program ? program : v1;
   r.program = program != nullptr;
@@ -1031,7 +1108,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         "\"traffic_bytes\": %.0f, "
         "\"traffic_gbs\": %.4f, \"copy_traffic_gbs\": %.4f, "
         "\"copy_ratio\": %.4f, \"copy_ctas\": %d, \"copy_threads\": %d, "
-        "\"kernel\": \"%s\", "
+        "\"kernel\": \"%s\", \"selected_by\": \"%s\", \"target\": \"%s\", "
         "\"grid\": %d, \"threads\": %d, \"count\": %zu, \"calls_per_graph\": "
         "%d, \"machine\": \"%s\", \"date\": \"%s\", \"module\": \"%s\", "
         "\"force\": \"%s\", \"buffers\": \"%s\", \"checked\": \"bitwise\", "
@@ -1042,7 +1119,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         c.name, s.bytes, requested, key, n, jsonEscape(row.label).c_str(),
         c.variable ? partsName(parts) : "fixed", us, algbw, traffic,
         trafficGbs, copy.us > 0 ? copy.trafficGbs : 0.0, ratio, ctas, threads,
-        k.name.c_str(), k.grid, k.threads, s.count, calls, machine.c_str(),
+        k.name.c_str(), k.by, target.c_str(), k.grid, k.threads, s.count,
+        calls, machine.c_str(),
         date.c_str(), jsonEscape(row.module).c_str(), row.force.c_str(),
         row.registered() ? "registered" : "ordinary",
         zeroCopy ? "zero-copy programs, read in place"
@@ -1065,7 +1143,7 @@ int main(int argc, char **argv) {
                 "[--threads=T] "
                 "[--calls-bytes=B] [--min-replay-us=U] [--alarm=S] "
                 "[--json=FILE --machine=M --date=D] [--no-copy] "
-                "[--strict-force] [--plan=FILE]\n");
+                "[--strict-force] [--plan=FILE] [--target=sm_90]\n");
     return 2;
   }
   std::vector<long long> ranks = {2};
@@ -1139,6 +1217,8 @@ int main(int argc, char **argv) {
       noCopy = true;
     else if (a == "--strict-force")
       strictForce = true;
+    else if (const char *v = value("--target="))
+      target = v;
     else if (const char *v = value("--plan=")) {
       std::ifstream f(v);
       if (!f) {

@@ -29,6 +29,7 @@ MODELS = {
         (12, 5e-6),
     ("all_reduce", "collc_all_reduce__two_shot_flag_zero_copy_bf16_n2"):
         (10, 2.5e-6),
+    ("all_reduce", "collc_all_reduce_bf16_n4"): (25, 3e-5),
     ("all_gather", "collc_all_gather_bytes_n2"): (15, 1e-5),
     ("all_gather", "collc_all_gather__one_shot_ll16_bytes_n2"): (1.5, 8e-5),
     ("all_gather", "collc_all_gather__one_shot_flag_chunked_bytes_n2"):
@@ -43,26 +44,54 @@ def snap(coll, size, n):
     return max(1, (size + unit // 2) // unit) * unit
 
 
-def routed(manifest, coll, n, key, force, registered):
-    v1 = program = None
+def table_variant(manifest, target, coll, n, key, registered):
+    """The policy_table's variant for the call (registered buffers: the
+    registered entry, else the ordinary one), or None."""
+    entries = manifest.get("policy_table", {}).get("entries", [])
+    for buffers in (["registered"] if registered else []) + ["ordinary"]:
+        for e in entries:
+            if (e["target"], e["ranks"], e["collective"], e["buffers"]) == \
+                    (target, n, coll, buffers):
+                for s in e["select"]:
+                    if "upto" not in s or key <= s["upto"]:
+                        return s["variant"]
+    return None
+
+
+def routed(manifest, coll, n, key, force, registered, target):
+    """(program, kernel, by) as routedKernel. FAKE_MISROUTE=1: an unforced
+    call ignores the policy table (a measurer that disagrees with it)."""
+    forced = force not in ("", "-")
+    choice = None
+    if not forced and not os.environ.get("FAKE_MISROUTE"):
+        choice = table_variant(manifest, target, coll, n, key, registered)
+    v1 = program = by_table = None
     for k in manifest["kernels"]:
         bf16 = k.get("element_type") == "bf16" or "bf16" in k.get("serves", [])
-        if k["collective"] != coll or not bf16 or k["world_size"] != n:
+        if k["collective"] != coll or not bf16 or k["world_size"] != n or \
+                k.get("target", target) != target:
             continue
         if "program" not in k:
             v1 = v1 or k
             continue
-        if program or force == "v1":
+        if force == "v1":
             continue
         p = k["program"]
         if p.get("registered") and not registered:
             continue
-        if force not in ("", "-") and force != "%s:%s" % (p["variant"],
-                                                         p["encoding"]):
+        name = "%s:%s" % (p["variant"], p["encoding"])
+        if forced and force != name:
             continue
         if p["band"][0] <= key <= p["band"][1]:
-            program = k
-    return program, (program or v1)
+            program = program or k
+            if name == choice:
+                by_table = by_table or k
+    by = "force" if forced else "bands"
+    if choice == "v1":
+        program, by = None, "table"
+    elif by_table:
+        program, by = by_table, "table"
+    return program, (program or v1), by
 
 
 def main():
@@ -110,8 +139,10 @@ def main():
                     seen.add(size)
                     key = size // n if coll == "all_gather" else size
                     what = "[%s] %s n%d %d bytes" % (label, coll, n, size)
-                    program, k = routed(manifest, coll, n, key, force,
-                                        buffers == "registered")
+                    program, k, by = routed(
+                        manifest, coll, n, key, force,
+                        buffers == "registered",
+                        opts.get("--target", "sm_90"))
                     if ("--strict-force" in flags and force not in
                             ("", "-", "v1") and program is None):
                         print("SKIP %s (variant %s does not serve %d bytes)"
@@ -133,7 +164,8 @@ def main():
                         "requested_bytes": req, "key_bytes": key,
                         "nranks": n, "implementation": "collc",
                         "variant": label, "partitions": "fixed", "us": us,
-                        "kernel": k["name"], "force": force,
+                        "kernel": k["name"], "selected_by": by,
+                        "force": force,
                         "buffers": buffers, "module": module,
                         "machine": opts.get("--machine", "unknown"),
                         "date": opts.get("--date", "unknown"),
