@@ -184,8 +184,18 @@ check() {
     ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
     --target sm_90 --budget-s "$budget" | grep -E '^(check|WARNING)'
   rm -rf "$out/dry-run"
+  bench --check-table "$module" "$budget" "$out"
+  status=$?
+  echo "gpu-calibrate: check $((SECONDS - start)) s in all (exit status $status)"
+  return $status
+}
+
+# collc-bench MODE MODULE BUDGET OUT with the measurer built in $build,
+# bounded by the budget (plus 30 s for its outputs); its exit status.
+bench() {
+  local mode=$1 module=$2 budget=$3 out=$4 status
   timeout --signal=TERM --kill-after=10 $((budget + 30)) \
-    python3 "$BENCH" --check-table --module "$module" \
+    python3 "$BENCH" "$mode" --module "$module" \
     --measurer "$build/collc_bandwidth" --ranks "${RANKS:-2,4,8}" \
     ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
     --target sm_90 --machine "$(machine_name)" --date "$(date -u +%Y-%m-%d)" \
@@ -193,7 +203,6 @@ check() {
   status=$?
   [ $status = 124 ] &&
     echo "gpu-calibrate: collc-bench ended by timeout ($((budget + 30)) s); what it wrote so far is in $out" >&2
-  echo "gpu-calibrate: check $((SECONDS - start)) s in all (exit status $status)"
   return $status
 }
 
@@ -222,15 +231,8 @@ run() {
     echo "gpu-calibrate: less than a minute left for the calibration (LIMIT=$limit)" >&2
     exit 2
   }
-  timeout --signal=TERM --kill-after=10 $((budget + 30)) \
-    python3 "$BENCH" --calibrate --module "$DIR/collectives.collcmod" \
-    --measurer "$build/collc_bandwidth" --ranks "${RANKS:-2,4,8}" \
-    ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
-    --target sm_90 --machine "$(machine_name)" --date "$(date -u +%Y-%m-%d)" \
-    --budget-s "$budget" --out "$out"
+  bench --calibrate "$DIR/collectives.collcmod" "$budget" "$out"
   status=$?
-  [ $status = 124 ] &&
-    echo "gpu-calibrate: collc-bench ended by timeout ($((budget + 30)) s); what it wrote so far is in $out" >&2
   echo "gpu-calibrate: run $((SECONDS - start)) s in all (OUT=$out)"
   return $status
 }

@@ -371,19 +371,26 @@ TEST(ForceVariantTest, MalformedValuesAreRefused) {
 /// regions of one partition) checked against abi.h, variants with
 /// overlapping bands refused, and COLLC_FORCE_VARIANT=two_shot:<encoding>
 /// routing to it.
-TEST(TwoShotTest, ProgramsOfTwoVariantsSplitTheSizes) {
-  ProgramEntry one, two;
+/// The two-shot flag program of all_reduce f32 at 2 ranks, band [lo, 1 MiB],
+/// with its receive buffers (two, regions of one partition) from abi.h.
+ProgramEntry twoShotFlag(unsigned long long lo) {
+  ProgramEntry two;
   two.name = "collc_all_reduce__two_shot_flag_f32_n2";
   two.variant = "two_shot";
   two.encoding = "flag";
-  two.lo = 65537;
+  two.lo = lo;
   two.hi = 1 << 20;
-  const int warps = two.grid * two.threads / 32;
   two.region = (long long)collcRxRegionBytes(
       COLLC_ENCODING_FLAG,
-      collcRxPayloadBytes(COLLC_VARIANT_TWO_SHOT, two.hi, two.world), warps);
-  EXPECT_EQ(two.region, (1 << 19) + 2048); // half the band's top, 256 words
+      collcRxPayloadBytes(COLLC_VARIANT_TWO_SHOT, two.hi, two.world),
+      two.grid * two.threads / 32);
   two.rx = 2 * (long long)collcRxBytes(two.slots, two.world, two.region);
+  return two;
+}
+
+TEST(TwoShotTest, ProgramsOfTwoVariantsSplitTheSizes) {
+  ProgramEntry one, two = twoShotFlag(65537);
+  EXPECT_EQ(two.region, (1 << 19) + 2048); // half the band's top, 256 words
 
   collcModule_t m = nullptr;
   ASSERT_EQ(load(manifest({kV1Kernel, one.text(), two.text()}), &m),
@@ -940,17 +947,7 @@ TEST(PolicyTableTest, MalformedTablesAreRefusedSayingWhere) {
 // Overlapping bands of two variants: refused without a table (the later
 // would be unreachable), chosen between by one.
 TEST(PolicyTableTest, WithATableVariantsMayOverlap) {
-  ProgramEntry one, two;
-  two.name = "collc_all_reduce__two_shot_flag_f32_n2";
-  two.variant = "two_shot";
-  two.encoding = "flag";
-  two.lo = 0;
-  two.hi = 1 << 20;
-  two.region = (long long)collcRxRegionBytes(
-      COLLC_ENCODING_FLAG,
-      collcRxPayloadBytes(COLLC_VARIANT_TWO_SHOT, two.hi, two.world),
-      two.grid * two.threads / 32);
-  two.rx = 2 * (long long)collcRxBytes(two.slots, two.world, two.region);
+  ProgramEntry one, two = twoShotFlag(0);
   const std::vector<std::string> kernels = {kV1Kernel, one.text(),
                                             two.text()};
   expectTableRefused(manifest(kernels),
