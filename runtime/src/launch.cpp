@@ -635,6 +635,121 @@ extern "C" collcResult_t collcLaunch(collcComm_t comm, const char *name,
 }
 
 namespace {
+
+/// One transform of what a typed entry point computes.
+struct Part {
+  bool reduce;
+  Layout in, out;
+  bool variable;
+  Root root;
+};
+
+/// What a typed entry point computes, keyed on consume ops, layouts and
+/// roots, never on a spec name (docs/runtime.md, "Typed calls"): the
+/// transforms of the collective it runs, as the library's specs write them.
+struct Typed {
+  const char *canonical; // the library's name, for errors before binding
+  const char *what;      // e.g. "AllReduce"
+  const char *spelling;  // the transforms, for the error that finds none
+  int parts;
+  Part part[2];
+};
+
+constexpr Layout kP = Layout::Packed, kS = Layout::Scattered,
+                 kT = Layout::Transposed;
+constexpr Root kNone = Root::None, kProducer = Root::Producer,
+               kConsumer = Root::Consumer;
+constexpr Typed kAllReduce = {
+    "all_reduce", "AllReduce",
+    "reduce(scattered -> packed) then copy(packed -> scattered)", 2,
+    {{true, kS, kP, false, kNone}, {false, kP, kS, false, kNone}}};
+constexpr Typed kAllGather = {"all_gather", "AllGather",
+                              "copy(packed -> scattered)", 1,
+                              {{false, kP, kS, false, kNone}}};
+constexpr Typed kReduceScatter = {"reduce_scatter", "ReduceScatter",
+                                  "reduce(scattered -> packed)", 1,
+                                  {{true, kS, kP, false, kNone}}};
+constexpr Typed kAllToAll = {"all_to_all", "AllToAll",
+                             "copy(scattered -> transposed)", 1,
+                             {{false, kS, kT, false, kNone}}};
+constexpr Typed kBroadcast = {
+    "broadcast", "Broadcast",
+    "copy(scattered -> packed) root producer then copy(packed -> scattered)",
+    2,
+    {{false, kS, kP, false, kProducer}, {false, kP, kS, false, kNone}}};
+constexpr Typed kReduce = {
+    "reduce", "Reduce",
+    "reduce(scattered -> packed) then copy(packed -> scattered) root "
+    "consumer",
+    2,
+    {{true, kS, kP, false, kNone}, {false, kP, kS, false, kConsumer}}};
+constexpr Typed kScatter = {"scatter", "Scatter",
+                            "copy(scattered -> packed) root producer", 1,
+                            {{false, kS, kP, false, kProducer}}};
+constexpr Typed kGather = {"gather", "Gather",
+                           "copy(packed -> scattered) root consumer", 1,
+                           {{false, kP, kS, false, kConsumer}}};
+constexpr Typed kAllGatherV = {"all_gather_v", "AllGatherV",
+                               "copy(packed_v -> scattered_v)", 1,
+                               {{false, kP, kS, true, kNone}}};
+constexpr Typed kReduceScatterV = {"reduce_scatter_v", "ReduceScatterV",
+                                   "reduce(scattered_v -> packed_v)", 1,
+                                   {{true, kS, kP, true, kNone}}};
+constexpr Typed kAllToAllV = {"all_to_all_v", "AllToAllV",
+                              "copy(scattered_v -> transposed_v)", 1,
+                              {{false, kS, kT, true, kNone}}};
+
+bool computes(const CollectiveInfo &c, const Typed &t) {
+  if ((int)c.parts.size() != t.parts)
+    return false;
+  for (int i = 0; i < t.parts; ++i) {
+    const TransformInfo &x = c.parts[i];
+    const Part &p = t.part[i];
+    if (x.reduce != p.reduce || x.in != p.in || x.out != p.out ||
+        x.variable != p.variable || x.root != p.root)
+      return false;
+  }
+  return true;
+}
+
+/// The collective of the module that typed entry point `t` runs: the first
+/// (module order) that computes it, and for a reduction the first of those
+/// that reduces with `op` when one does (else the first: checkOp reports
+/// the operator). Fails, naming what it looked for, when none computes it.
+collcResult_t bindTyped(collcComm_t comm, const Typed &t,
+                        const collcRedOp_t *op, const char *&name) {
+  name = t.canonical;
+  COLLC_CHECK(checkNotFailed(comm, t.canonical));
+  const CollectiveInfo *first = nullptr;
+  for (const CollectiveInfo &c : comm->module->collectives) {
+    if (!computes(c, t))
+      continue;
+    bool sameOp = true;
+    for (const TransformInfo &x : c.parts)
+      sameOp &= !op || !x.reduce || x.op == *op;
+    if (sameOp) {
+      name = c.name.c_str();
+      return collcSuccess;
+    }
+    if (!first)
+      first = &c;
+  }
+  if (first) {
+    name = first->name.c_str();
+    return collcSuccess;
+  }
+  std::string known;
+  for (const CollectiveInfo &k : comm->module->collectives)
+    known += (known.empty() ? "" : ", ") + k.name;
+  return COLLC_FAIL(collcInvalidArgument,
+                    "%s: the module has no collective computing %s (%s); it "
+                    "has %s",
+                    t.canonical, t.what, t.spelling, known.c_str());
+}
+
+} // namespace
+
+namespace {
 /// The typed entry points check the operator against the module's.
 collcResult_t checkOp(collcComm_t comm, const char *name, collcRedOp_t op) {
   const CollectiveInfo *c = comm->module->findCollective(name);
@@ -719,8 +834,10 @@ extern "C" collcResult_t collcAllReduce(const void *sendbuff, void *recvbuff,
                                         collcRedOp_t op, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchSplit(comm, "all_reduce", sendbuff, recvbuff, count, datatype,
-                     0, stream, &op);
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kAllReduce, &op, name));
+  return launchSplit(comm, name, sendbuff, recvbuff, count, datatype, 0,
+                     stream, &op);
 }
 
 extern "C" collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
@@ -729,7 +846,9 @@ extern "C" collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
                                         collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchOneCount(comm, "all_gather", "sendcount", sendbuff, recvbuff,
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kAllGather, nullptr, name));
+  return launchOneCount(comm, name, "sendcount", sendbuff, recvbuff,
                         sendcount, datatype, 0, stream);
 }
 
@@ -739,8 +858,10 @@ extern "C" collcResult_t collcReduceScatter(const void *sendbuff,
                                             collcRedOp_t op, collcComm_t comm,
                                             collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchOneCount(comm, "reduce_scatter", "recvcount", sendbuff,
-                        recvbuff, recvcount, datatype, 0, stream, &op);
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kReduceScatter, &op, name));
+  return launchOneCount(comm, name, "recvcount", sendbuff, recvbuff,
+                        recvcount, datatype, 0, stream, &op);
 }
 
 extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
@@ -748,7 +869,9 @@ extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
                                        collcComm_t comm,
                                        collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchOneCount(comm, "all_to_all", "count", sendbuff, recvbuff, count,
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kAllToAll, nullptr, name));
+  return launchOneCount(comm, name, "count", sendbuff, recvbuff, count,
                         datatype, 0, stream);
 }
 
@@ -757,8 +880,10 @@ extern "C" collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
                                         int root, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchSplit(comm, "broadcast", sendbuff, recvbuff, count, datatype,
-                     root, stream);
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kBroadcast, nullptr, name));
+  return launchSplit(comm, name, sendbuff, recvbuff, count, datatype, root,
+                     stream);
 }
 
 extern "C" collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
@@ -766,8 +891,10 @@ extern "C" collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
                                      collcRedOp_t op, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchSplit(comm, "reduce", sendbuff, recvbuff, count, datatype,
-                     root, stream, &op);
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kReduce, &op, name));
+  return launchSplit(comm, name, sendbuff, recvbuff, count, datatype, root,
+                     stream, &op);
 }
 
 extern "C" collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
@@ -775,7 +902,9 @@ extern "C" collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
                                       collcDataType_t datatype, int root,
                                       collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchOneCount(comm, "scatter", "recvcount", sendbuff, recvbuff,
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kScatter, nullptr, name));
+  return launchOneCount(comm, name, "recvcount", sendbuff, recvbuff,
                         recvcount, datatype, root, stream);
 }
 
@@ -784,7 +913,9 @@ extern "C" collcResult_t collcGather(const void *sendbuff, void *recvbuff,
                                      collcDataType_t datatype, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  return launchOneCount(comm, "gather", "sendcount", sendbuff, recvbuff,
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kGather, nullptr, name));
+  return launchOneCount(comm, name, "sendcount", sendbuff, recvbuff,
                         sendcount, datatype, root, stream);
 }
 
@@ -820,9 +951,9 @@ extern "C" collcResult_t collcAllGatherV(const void *sendbuff, size_t sendcount,
                                          collcComm_t comm,
                                          collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = "all_gather_v";
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kAllGatherV, nullptr, name));
   const CountNames names = {"sendcount", "recvcounts", nullptr};
-  COLLC_CHECK(checkNotFailed(comm, name));
   COLLC_ARG_NOT_NULL(recvcounts);
   const int n = comm->nranks, r = comm->rank;
   COLLC_CHECK(checkCountArrays(name, r, n, recvcounts, 1, names,
@@ -844,10 +975,11 @@ extern "C" collcResult_t collcReduceScatterV(const void *sendbuff,
                                              collcRedOp_t op, collcComm_t comm,
                                              collcStream_t stream) {
   COLLC_API_ENTRY();
-  COLLC_CHECK(checkEntry(comm, "reduce_scatter_v", &op));
-  return launchCounts(comm, "reduce_scatter_v", sendbuff, recvbuff, 0,
-                      recvcounts, datatype, 0, stream,
-                      {"", "recvcounts", nullptr});
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kReduceScatterV, &op, name));
+  COLLC_CHECK(checkEntry(comm, name, &op));
+  return launchCounts(comm, name, sendbuff, recvbuff, 0, recvcounts, datatype,
+                      0, stream, {"", "recvcounts", nullptr});
 }
 
 extern "C" collcResult_t collcAllToAllV(const void *sendbuff,
@@ -859,9 +991,9 @@ extern "C" collcResult_t collcAllToAllV(const void *sendbuff,
                                         collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = "all_to_all_v";
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, kAllToAllV, nullptr, name));
   const CountNames names = {"", "sendcounts", "recvcounts"};
-  COLLC_CHECK(checkNotFailed(comm, name));
   COLLC_ARG_NOT_NULL(sendcounts);
   COLLC_ARG_NOT_NULL(recvcounts);
   const int n = comm->nranks, r = comm->rank;
