@@ -99,6 +99,18 @@ cl::opt<unsigned> compileJobs(
     cl::desc("With --emit=ptx|module: targets compiled at once (NVRTC and "
              "ptxas, one thread each; 0: one per hardware thread)"),
     cl::init(0), cl::cat(collcCategory));
+cl::opt<cuda::FastCompile> fastCompile(
+    "fast-compile",
+    cl::desc("With --emit=ptx|module: NVRTC's --Ofast-compile, less NVVM "
+             "optimization, for quick local builds: `mid` compiled the "
+             "library's sm_90 code in 110 s instead of 155 and its kernels "
+             "ran 1.2-5x slower (bench/results/2026-12-02-nvidia-h200)"),
+    cl::init(cuda::FastCompile::Full),
+    cl::values(clEnumValN(cuda::FastCompile::Full, "0", "full optimization"),
+               clEnumValN(cuda::FastCompile::Min, "min", "NVRTC's min"),
+               clEnumValN(cuda::FastCompile::Mid, "mid", "NVRTC's mid"),
+               clEnumValN(cuda::FastCompile::Max, "max", "NVRTC's max")),
+    cl::cat(collcCategory));
 cl::opt<std::string> policyTableFile(
     "policy-table",
     cl::desc("A calibration's policy table (collc-bench --calibrate; "
@@ -303,7 +315,7 @@ void compileJob(TargetJob &job, bool assemble,
                 ArrayRef<std::string> defines) {
   Stopwatch clock;
   if (!cuda::compileToPtx(job.source, job.programName, job.target,
-                          job.ptx, job.log, defines)) {
+                          job.ptx, job.log, defines, fastCompile)) {
     job.nvrtcFailed = true;
     return;
   }

@@ -29,7 +29,8 @@ std::string cuda::nvrtcVersion() {
 bool cuda::compileToPtx(llvm::StringRef source, llvm::StringRef programName,
                         const Target &target, std::string &ptx,
                         std::string &log,
-                        llvm::ArrayRef<std::string> defines) {
+                        llvm::ArrayRef<std::string> defines,
+                        FastCompile fast) {
   llvm::SmallVector<const char *> headerNames, headerSources;
   for (const auto &[name, text] : embeddedHeaders()) {
     headerNames.push_back(name);
@@ -52,6 +53,13 @@ bool cuda::compileToPtx(llvm::StringRef source, llvm::StringRef programName,
       "--device-int128", "-default-device"};
   for (const std::string &d : defines)
     options.push_back("-D" + d);
+  // NVVM's optimizer is most of NVRTC's time (the chunked programs' and
+  // v1 kernels' unrolled loops); the front end is a tenth of it.
+  if (fast != FastCompile::Full)
+    options.push_back(std::string("--Ofast-compile=") +
+                      (fast == FastCompile::Min   ? "min"
+                       : fast == FastCompile::Mid ? "mid"
+                                                  : "max"));
   llvm::SmallVector<const char *> argv;
   for (const std::string &o : options)
     argv.push_back(o.c_str());

@@ -27,11 +27,16 @@ llvm::ArrayRef<std::pair<const char *, const char *>> embeddedHeaders();
 /// The NVRTC version as "major.minor".
 std::string nvrtcVersion();
 
+/// How hard NVVM optimizes (NVRTC's --Ofast-compile): `Full` is NVRTC's
+/// default; the others trade the kernels' speed for compile time.
+enum class FastCompile { Full, Min, Mid, Max };
+
 /// Compiles `source` to PTX for `target`. Extra `defines` are passed as -D.
 /// On failure returns false and puts NVRTC's log in `log`.
 bool compileToPtx(llvm::StringRef source, llvm::StringRef programName,
                   const Target &target, std::string &ptx, std::string &log,
-                  llvm::ArrayRef<std::string> defines = {});
+                  llvm::ArrayRef<std::string> defines = {},
+                  FastCompile fast = FastCompile::Full);
 
 /// Resources ptxas reports for one kernel.
 struct ResourceUsage {
