@@ -774,13 +774,15 @@ collcResult_t checkEntry(collcComm_t comm, const char *name,
   return collcSuccess;
 }
 
-/// A typed entry point with one count a rank (`countName` in errors), after
-/// checkEntry.
-collcResult_t launchOneCount(collcComm_t comm, const char *name,
+/// A typed entry point `t` with one count a rank (`countName` in errors),
+/// bound (bindTyped), after checkEntry.
+collcResult_t launchOneCount(collcComm_t comm, const Typed &t,
                              const char *countName, const void *send,
                              void *recv, size_t count, collcDataType_t type,
                              int root, collcStream_t stream,
                              const collcRedOp_t *op = nullptr) {
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, t, op, name));
   COLLC_CHECK(checkEntry(comm, name, op));
   return launchCounts(comm, name, send, recv, count, nullptr, type, root,
                       stream, {countName, "", nullptr});
@@ -788,12 +790,13 @@ collcResult_t launchOneCount(collcComm_t comm, const char *name,
 
 /// Typed calls whose NCCL count is the whole buffer run a composition over
 /// n partitions: an even split, carried as V-style counts when uneven. The
-/// entry point's checks (checkEntry) come first.
-collcResult_t launchSplit(collcComm_t comm, const char *name,
-                          const void *send, void *recv, size_t count,
-                          collcDataType_t type, int root,
-                          collcStream_t stream,
+/// binding (bindTyped) and the entry point's checks (checkEntry) come first.
+collcResult_t launchSplit(collcComm_t comm, const Typed &t, const void *send,
+                          void *recv, size_t count, collcDataType_t type,
+                          int root, collcStream_t stream,
                           const collcRedOp_t *op = nullptr) {
+  const char *name = nullptr;
+  COLLC_CHECK(bindTyped(comm, t, op, name));
   COLLC_CHECK(checkEntry(comm, name, op));
   const CollectiveInfo *c = nullptr;
   Workspace *w = nullptr;
@@ -834,9 +837,7 @@ extern "C" collcResult_t collcAllReduce(const void *sendbuff, void *recvbuff,
                                         collcRedOp_t op, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kAllReduce, &op, name));
-  return launchSplit(comm, name, sendbuff, recvbuff, count, datatype, 0,
+  return launchSplit(comm, kAllReduce, sendbuff, recvbuff, count, datatype, 0,
                      stream, &op);
 }
 
@@ -846,9 +847,7 @@ extern "C" collcResult_t collcAllGather(const void *sendbuff, void *recvbuff,
                                         collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kAllGather, nullptr, name));
-  return launchOneCount(comm, name, "sendcount", sendbuff, recvbuff,
+  return launchOneCount(comm, kAllGather, "sendcount", sendbuff, recvbuff,
                         sendcount, datatype, 0, stream);
 }
 
@@ -858,9 +857,7 @@ extern "C" collcResult_t collcReduceScatter(const void *sendbuff,
                                             collcRedOp_t op, collcComm_t comm,
                                             collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kReduceScatter, &op, name));
-  return launchOneCount(comm, name, "recvcount", sendbuff, recvbuff,
+  return launchOneCount(comm, kReduceScatter, "recvcount", sendbuff, recvbuff,
                         recvcount, datatype, 0, stream, &op);
 }
 
@@ -869,9 +866,7 @@ extern "C" collcResult_t collcAllToAll(const void *sendbuff, void *recvbuff,
                                        collcComm_t comm,
                                        collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kAllToAll, nullptr, name));
-  return launchOneCount(comm, name, "count", sendbuff, recvbuff, count,
+  return launchOneCount(comm, kAllToAll, "count", sendbuff, recvbuff, count,
                         datatype, 0, stream);
 }
 
@@ -880,9 +875,7 @@ extern "C" collcResult_t collcBroadcast(const void *sendbuff, void *recvbuff,
                                         int root, collcComm_t comm,
                                         collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kBroadcast, nullptr, name));
-  return launchSplit(comm, name, sendbuff, recvbuff, count, datatype, root,
+  return launchSplit(comm, kBroadcast, sendbuff, recvbuff, count, datatype, root,
                      stream);
 }
 
@@ -891,9 +884,7 @@ extern "C" collcResult_t collcReduce(const void *sendbuff, void *recvbuff,
                                      collcRedOp_t op, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kReduce, &op, name));
-  return launchSplit(comm, name, sendbuff, recvbuff, count, datatype, root,
+  return launchSplit(comm, kReduce, sendbuff, recvbuff, count, datatype, root,
                      stream, &op);
 }
 
@@ -902,9 +893,7 @@ extern "C" collcResult_t collcScatter(const void *sendbuff, void *recvbuff,
                                       collcDataType_t datatype, int root,
                                       collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kScatter, nullptr, name));
-  return launchOneCount(comm, name, "recvcount", sendbuff, recvbuff,
+  return launchOneCount(comm, kScatter, "recvcount", sendbuff, recvbuff,
                         recvcount, datatype, root, stream);
 }
 
@@ -913,9 +902,7 @@ extern "C" collcResult_t collcGather(const void *sendbuff, void *recvbuff,
                                      collcDataType_t datatype, int root,
                                      collcComm_t comm, collcStream_t stream) {
   COLLC_API_ENTRY();
-  const char *name = nullptr;
-  COLLC_CHECK(bindTyped(comm, kGather, nullptr, name));
-  return launchOneCount(comm, name, "sendcount", sendbuff, recvbuff,
+  return launchOneCount(comm, kGather, "sendcount", sendbuff, recvbuff,
                         sendcount, datatype, root, stream);
 }
 
