@@ -31,7 +31,8 @@ def main():
             worst = max(worst, share)
             what = "+".join(image.get("contents", [image["kind"]]))
             parts.append(f"{t} {share / 1e6:.1f} MB ({what}, "
-                         f"{len(kernels)} kernels)")
+                         f"{len({k['name'] for k in kernels})} kernels for "
+                         f"{len(kernels)} entries)")
         print(f"module size: {os.path.basename(path)} "
               f"{os.path.getsize(path) / 1e6:.1f} MB: {', '.join(parts)}")
     print(f"module size: the largest target takes {worst / 1e6:.1f} MB "

@@ -227,8 +227,13 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
 collcResult_t uploadPeers(Workspace &w, const std::vector<CUdeviceptr> &staging,
                           const std::vector<CUdeviceptr> &inter,
                           const std::vector<CUdeviceptr> &events) {
-  if (w.kernel->isProgram)
-    w.rxPeers = staging; // by value at every launch
+  if (w.kernel->isProgram) {
+    // By value at every launch: the kernel's capacity's pointers, those
+    // past the world size null.
+    w.rxPeers = staging;
+    if ((size_t)w.kernel->capacity > w.rxPeers.size())
+      w.rxPeers.resize((size_t)w.kernel->capacity, 0);
+  }
   size_t bytes = staging.size() * sizeof(CUdeviceptr);
   CU_CHECK(cuMemcpyHtoD(w.stagingPeers, staging.data(), bytes));
   CU_CHECK(cuMemcpyHtoD(w.interPeers, inter.data(), bytes));

@@ -379,12 +379,15 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
     // program's size matrix (vocab::programSize: a packed program input
     // of a scattered collective, the one-shot AllReduce, reads each rank's
     // whole row; a rooted call's is shaped by the root).
-    constexpr int kStackRanks = 128;
-    long long local[2 * kStackRanks];
+    // A kernel of several world sizes takes its capacity's words, those
+    // past the call's zero (abi.h: the device reads 2 n of them).
+    const int words = 2 * std::max(n, program->kernel->capacity);
+    constexpr int kStackWords = 256;
+    long long local[kStackWords] = {};
     std::vector<long long> heap;
     long long *vec = local;
-    if (n > kStackRanks) {
-      heap.resize((size_t)2 * n);
+    if (words > kStackWords) {
+      heap.assign((size_t)words, 0);
       vec = heap.data();
     }
     const ProgramInfo &g = program->kernel->program;
@@ -411,7 +414,9 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
                                              : "");
   }
   w = route.v1;
-  std::vector<long long> sizeVec((size_t)collcSizeVectorWords(n));
+  // The kernel's capacity's words, those past the call's zero.
+  std::vector<long long> sizeVec(
+      (size_t)collcSizeVectorWords(std::max(n, w->kernel->capacity)), 0);
   collcFillSizeVector(sizes.data(), n, parts, r, sizeVec.data());
   scaleSizes(sizeVec.data(), (int)sizeVec.size(), eb, *w->kernel);
 

@@ -55,6 +55,10 @@ size_t collc::detail::whereParsingStops(const char *data, size_t bytes) {
 
 namespace {
 
+/// The most world sizes a kernel's parameters can hold: 16 bytes a rank of
+/// size vector within the 4 KiB a launch takes (docs/module-format.md).
+constexpr int kMaxCapacity = 250;
+
 Layout parseLayout(const std::string &s, bool &variable, bool &ok) {
   Layout l = Layout::Packed;
   ok = vocab::parseLayout(s.data(), s.size(), l, variable);
@@ -273,6 +277,9 @@ void readKernel(Reader &r, const json &k, const std::string &where,
   if (k.contains("serves"))
     info.serves = r.strings(k, "serves", where);
   info.worldSize = (int)r.num(k, "world_size", where);
+  // Optional: absent means the world size.
+  info.capacity =
+      k.contains("capacity") ? (int)r.num(k, "capacity", where) : info.worldSize;
   info.grid = (int)r.num(k, "grid", where);
   info.threads = (int)r.num(k, "threads", where);
   info.pdl = r.flag(k, "pdl", where);
@@ -281,6 +288,14 @@ void readKernel(Reader &r, const json &k, const std::string &where,
   if (info.worldSize < 1 || info.grid < 1 || info.threads < 1 ||
       info.elementBytes < 1) {
     r.fail(where + ": non-positive launch or type sizes");
+    return;
+  }
+  // A kernel's parameters hold `capacity` ranks' entries, 4 KiB at most.
+  if (info.capacity < info.worldSize || info.capacity > kMaxCapacity) {
+    r.fail(where + ": capacity " + std::to_string(info.capacity) +
+           " is not between the world size (" +
+           std::to_string(info.worldSize) + ") and " +
+           std::to_string(kMaxCapacity));
     return;
   }
   // A served type's counts become the kernel's by a whole factor.

@@ -94,6 +94,11 @@ const char *encodingName(int encoding);
 struct KernelInfo {
   std::string name, target, collective, elementType;
   int elementBytes = 0, worldSize = 0, grid = 0, threads = 0;
+  /// World sizes its parameters hold (peer pointers, size vector): the
+  /// world size, or more for a kernel that serves several (`capacity`; the
+  /// launch pads the parameters with zeros). Such a kernel is listed once
+  /// per world size, under one name.
+  int capacity = 0;
   /// The call types it also serves (`serves`: a copy's "bytes" kernel
   /// serves every type of its collective), their counts scaled to its
   /// elements by the runtime.

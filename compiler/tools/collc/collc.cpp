@@ -32,6 +32,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -340,13 +341,19 @@ void compileJob(TargetJob &job, bool assemble,
 void printProgress(StringRef spec, size_t targetIndex, size_t targetCount,
                    const TargetJob &job, bool assembled) {
   SmallVector<StringRef> names;
-  for (const cuda::KernelInfo &k : job.kernels)
+  llvm::StringSet<> entryPoints;
+  for (const cuda::KernelInfo &k : job.kernels) {
     if (!llvm::is_contained(names, k.collective))
       names.push_back(k.collective);
+    entryPoints.insert(k.name);
+  }
+  // Entries per (collective, type, world size); kernels compiled (one may
+  // serve several world sizes or collectives).
   errs() << formatv("collc: {0} [{1}/{2}] {3}: {4} collectives ({5}), {6} "
-                    "kernels ...",
+                    "kernels for {7} entries ...",
                     spec, targetIndex + 1, targetCount, job.target.name,
-                    names.size(), llvm::join(names, ", "), job.kernels.size());
+                    names.size(), llvm::join(names, ", "), entryPoints.size(),
+                    job.kernels.size());
   if (job.nvrtcFailed || job.ptxasFailed || job.fatbinFailed)
     errs() << " failed\n";
   else if (!assembled)

@@ -856,7 +856,7 @@ void runCoresidency() {
   // One rank: its 16-CTA grid cannot fit in 2 SMs (one CTA an SM).
   coresident(1, 2, false, kRobustModule, g);
   // Two ranks sharing the GPU with room for both grids: they run beside it.
-  int grid = gridOf("collectives.collcmod", "collc_all_reduce_f32_n2");
+  int grid = gridOf("collectives.collcmod", "collc_all_reduce_f32_upto8");
   coresident(2, 2 * grid + 2, true, "collectives.collcmod", g);
 }
 

@@ -99,6 +99,30 @@ TEST(ModuleTest, MissingOrMistypedFieldsAreNamed) {
       << lastError();
 }
 
+TEST(ModuleTest, ACapacityHoldsTheWorldSize) {
+  // A kernel of several world sizes (capacity) is listed once per world
+  // size; its parameters hold between the world size and 250 ranks.
+  collcModule_t m = nullptr;
+  auto withCapacity = [](int capacity) {
+    std::string text = manifest();
+    text.replace(text.find(R"("world_size": 2,)"), 16,
+                 R"("world_size": 2, "capacity": )" +
+                     std::to_string(capacity) + ",");
+    return text;
+  };
+  ASSERT_EQ(load(withCapacity(8), &m), collcSuccess) << lastError();
+  EXPECT_EQ(collcModuleDestroy(m), collcSuccess);
+  m = nullptr;
+  for (int bad : {1, 251}) {
+    EXPECT_EQ(load(withCapacity(bad), &m), collcInvalidArgument) << bad;
+    EXPECT_NE(lastError().find("kernels[0]: capacity " + std::to_string(bad) +
+                               " is not between the world size (2) and 250"),
+              std::string::npos)
+        << lastError();
+    EXPECT_EQ(m, nullptr);
+  }
+}
+
 TEST(ModuleTest, ACorruptImageIsRefused) {
   collcModule_t m = nullptr;
   std::string text = manifest();

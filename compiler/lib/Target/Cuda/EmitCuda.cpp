@@ -62,6 +62,7 @@ bool cuda::movesBytes(coll::CollectiveOp collective) {
 
 LogicalResult cuda::forEachKernel(
     coll::CollectiveOp collective, StringRef prefix, bool bytes,
+    int64_t anyRanksUpTo,
     llvm::function_ref<LogicalResult(const std::string &, const ElementType &,
                                      int64_t)>
         each) {
@@ -72,7 +73,12 @@ LogicalResult cuda::forEachKernel(
     elems = SmallVector<ElementType>{kBytes};
   for (const ElementType &elem : *elems)
     for (int64_t n : collective.getWorldSizes())
-      if (failed(each(formatv("{0}_{1}_n{2}", prefix, elem.spelling, n).str(),
+      if (failed(each(anyRanksUpTo
+                          ? formatv("{0}_{1}_upto{2}", prefix, elem.spelling,
+                                    anyRanksUpTo)
+                                .str()
+                          : formatv("{0}_{1}_n{2}", prefix, elem.spelling, n)
+                                .str(),
                       elem, n)))
         return failure();
   return success();
@@ -105,6 +111,7 @@ cuda::KernelInfo cuda::kernelInfo(std::string name,
         info.serves.push_back(t.spelling);
   }
   info.worldSize = worldSize;
+  info.capacity = worldSize;
   info.grid = grid;
   info.threads = threads;
   info.pdl = pdl;
@@ -305,7 +312,7 @@ LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
     line(indent + 1) << "collc::dev::reduce<E, "
                      << cuda::deviceName("collc::dev::RedOp",
                                    common::toVocab(reduce.getOp()))
-                     << ">(dst, source, Ctx::kN, (size_t)dstLen, smem);\n";
+                     << ">(dst, source, ctx.n(), (size_t)dstLen, smem);\n";
     line(indent) << "}\n";
   } else if (auto notify = dyn_cast<snac::NotifyOp>(op)) {
     auto [kind, index] = events.lookup(notify.getEvent());
@@ -385,7 +392,7 @@ LogicalResult ScheduleEmitter::emitRole(snac::RoleOp role, int index) {
   os << "  using E = typename Ctx::Elem;\n";
   os << formatv("  constexpr int kCtas = {0};\n", role.getCtas());
   os << "  const long long rank = ctx.rank();\n";
-  os << "  const long long n = Ctx::kN;\n";
+  os << "  const long long n = ctx.n();\n";
   os << "  const long long root = ctx.root();\n";
   os << "  (void)n; (void)root; (void)smem;\n";
   if (role.getParticipants() == snac::Participants::root)
@@ -468,33 +475,46 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
   for (auto role : roles)
     grid += role.getCtas();
   // A copy moves bytes whatever they hold: one kernel serves every type.
+  // The schedule is the same at every world size (its loops run to the
+  // call's): one kernel serves them all, a third of the kernels to compile
+  // for three world sizes.
+  ArrayRef<int64_t> worldSizes = collective.getWorldSizes();
+  const int64_t capacity =
+      worldSizes.size() > 1 ? *llvm::max_element(worldSizes) : 0;
   return cuda::forEachKernel(
-      collective, prefix, cuda::movesBytes(collective),
+      collective, prefix, cuda::movesBytes(collective), capacity,
       [&](const std::string &kernel, const cuda::ElementType &elem,
           int64_t n) -> LogicalResult {
         // Sizes by value (abi.h): the parameters must fit the launch limit.
+        const int64_t ranks = capacity ? capacity : n;
         const long long paramBytes =
-            cuda::kernelParamBytes(sizeof(collcKernelParams), 0, n);
+            cuda::kernelParamBytes(sizeof(collcKernelParams), 0, ranks);
         if (paramBytes > COLLC_KERNEL_PARAM_LIMIT)
           return collective.emitError()
-                 << "at " << n << " ranks the kernel parameters take "
+                 << "at " << ranks << " ranks the kernel parameters take "
                  << paramBytes
                  << " bytes (the size vector is 16 bytes a rank), "
                  << "more than the " << COLLC_KERNEL_PARAM_LIMIT
                  << "-byte launch limit; use fewer ranks";
+        // A kernel of every world size is printed at the first.
+        const bool print = !capacity || n == worldSizes.front();
+        std::string text;
+        llvm::raw_string_ostream os(text);
         os << "extern \"C\" __global__ void __launch_bounds__("
               "COLLC_KERNEL_THREADS, 1)\n"
            << kernel << "(const collcKernelParams params,\n"
-           << "    const __grid_constant__ SizeVector<" << n << "> sizes) {\n";
+           << "    const __grid_constant__ SizeVector<" << (capacity ? capacity : n)
+           << "> sizes) {\n";
         os << "  __shared__ __align__(16) char smem[COLLC_ATOM_SMEM_BYTES];\n";
         if (target.hasPdl())
           os << "  // Wait for the previous kernel on the stream (programmatic "
                 "dependent launch).\n  collc::dev::griddepcontrol_wait();\n";
         os << formatv(
             "  using Ctx = Context<{0}, {1}, {2}_desc, {3}, {4}, {5}, "
-            "{6}>;\n",
-            elem.cudaType, n, prefix, schedule.getChunkBytes(),
-            schedule.getStagingSlots(), readyEvents, freeEvents);
+            "{6}{7}>;\n",
+            elem.cudaType, capacity ? capacity : n, prefix,
+            schedule.getChunkBytes(), schedule.getStagingSlots(), readyEvents,
+            freeEvents, capacity ? ", /*AnyRanks=*/true" : "");
         os << "  Ctx ctx(params, sizes.v);\n";
         os << "  // The claim (a concurrent call does nothing) and the arrival "
               "word.\n";
@@ -516,10 +536,13 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         if (target.hasPdl())
           os << "  collc::dev::griddepcontrol_launch_dependents();\n";
         os << "}\n\n";
+        if (print)
+          this->os << text;
         if (kernels) {
           cuda::KernelInfo info =
               cuda::kernelInfo(kernel, collective, elem, n, grid,
                                COLLC_KERNEL_THREADS, target.hasPdl());
+          info.capacity = capacity ? capacity : n;
           info.chunkBytes = schedule.getChunkBytes();
           info.slots = schedule.getStagingSlots();
           info.readyEvents = readyEvents;

@@ -136,6 +136,10 @@ void module::write(ModuleOp module, llvm::StringRef specName,
       if (!k.serves.empty())
         j["serves"] = k.serves;
       j["world_size"] = k.worldSize;
+      // Only a kernel of several world sizes says how many its parameters
+      // hold (absent: the world size).
+      if (k.capacity > k.worldSize)
+        j["capacity"] = k.capacity;
       j["grid"] = k.grid;
       j["threads"] = k.threads;
       j["pdl"] = k.pdl;

@@ -72,10 +72,13 @@ elementTypesOf(coll::CollectiveOp collective);
 /// Calls `each` for every kernel of one schedule or program: each element
 /// type of `collective` (elementTypesOf; kBytes alone with `bytes`, for a
 /// collective that movesBytes) at each of its world sizes `n`, with the
-/// kernel's name, `<prefix>_<type spelling>_n<n>`. Stops at the first
-/// failure.
+/// kernel's name, `<prefix>_<type spelling>_n<n>`, or
+/// `<prefix>_<type spelling>_upto<anyRanksUpTo>` at every `n` for a kernel
+/// that serves every world size up to `anyRanksUpTo` (when not 0). Stops at
+/// the first failure.
 mlir::LogicalResult forEachKernel(
     coll::CollectiveOp collective, llvm::StringRef prefix, bool bytes,
+    int64_t anyRanksUpTo,
     llvm::function_ref<mlir::LogicalResult(
         const std::string &name, const ElementType &elem, int64_t n)>
         each);
@@ -129,6 +132,10 @@ struct KernelInfo {
   /// A "bytes" kernel: the collective's element types it serves.
   std::vector<std::string> serves;
   int worldSize = 0;
+  /// The world sizes its parameters hold (peer pointers, size vector): the
+  /// world size, or more for a kernel that serves every world size up to
+  /// it (the entries past the call's world size zero).
+  int capacity = 0;
   int grid = 0;          // CTAs
   int threads = 0;       // per CTA
   int64_t chunkBytes = 0;

@@ -52,20 +52,22 @@ template <int N> struct SizeVector {
 };
 
 /// Partition sizes and offsets of the collective's buffers (Purlin 3.1), from
-/// the size vector of the first transform's input. `Desc` provides
-/// `static constexpr int kParts` and `static constexpr Part kPart[]`.
-template <class Desc, int N>
+/// the size vector of the first transform's input at `n` ranks. `Desc`
+/// provides `static constexpr int kParts` and `static constexpr Part
+/// kPart[]`.
+template <class Desc>
 struct Geometry {
   const long long *sizes;
   int root;
   int rank;
+  int n;
 
   /// Elements producer rank `p` contributes to partition `k` of transform
   /// `T`'s input.
   template <int T>
   COLLC_DEVICE_INLINE long long inSize(int p, int k) const {
     if constexpr (T == 0)
-      return collcSizeAt(sizes, N, Desc::kPart[0].in == Layout::Packed, rank,
+      return collcSizeAt(sizes, n, Desc::kPart[0].in == Layout::Packed, rank,
                          p, k);
     else
       return outSize<T - 1>(p, k);
@@ -95,9 +97,11 @@ struct Geometry {
   }
 };
 
-/// The running schedule of one kernel launch on one rank.
+/// The running schedule of one kernel launch on one rank: N ranks, or any
+/// number up to N (AnyRanks: the parameters' world size; the size vector
+/// holds N ranks' words, those past the world size zero).
 template <typename E, int N, class Desc, long long ChunkBytes, int Slots,
-          int ReadyEvents, int FreeEvents>
+          int ReadyEvents, int FreeEvents, bool AnyRanks = false>
 struct Context {
   using Elem = E;
   static constexpr int kN = N;
@@ -105,7 +109,7 @@ struct Context {
       vocab::chunkElems(ChunkBytes, (int)sizeof(E));
 
   collcKernelParams p;
-  Geometry<Desc, N> geo;
+  Geometry<Desc> geo;
   /// This call's sequence number (1 for the first call), the same on every
   /// rank: it stamps ready events so a word from an earlier call never
   /// satisfies a wait.
@@ -114,7 +118,8 @@ struct Context {
 
   COLLC_DEVICE_INLINE Context(const collcKernelParams &params,
                               const long long *sizes)
-      : p(params), geo{sizes, params.root, params.rank},
+      : p(params),
+        geo{sizes, params.root, params.rank, AnyRanks ? params.worldSize : N},
         call(params.state[COLLC_STATE_SEQ] + 1) {}
 
   /// Starts the call in this CTA: takes the claim word with this launch's
@@ -143,11 +148,13 @@ struct Context {
     return ok;
   }
 
-  static COLLC_DEVICE_INLINE unsigned long long arrivalIndex() {
-    return collcArrivalWord(ReadyEvents, FreeEvents, N, Slots);
+  COLLC_DEVICE_INLINE unsigned long long arrivalIndex() const {
+    return collcArrivalWord(ReadyEvents, FreeEvents, n(), Slots);
   }
 
   COLLC_DEVICE_INLINE int rank() const { return p.rank; }
+  /// The call's world size: N, or the parameters' (AnyRanks).
+  COLLC_DEVICE_INLINE int n() const { return AnyRanks ? p.worldSize : N; }
   COLLC_DEVICE_INLINE int root() const { return p.root; }
 
   template <Side S, int T>
@@ -161,8 +168,8 @@ struct Context {
   template <Side S, int T>
   COLLC_DEVICE_INLINE long long maxChunks(long long owner) const {
     constexpr Part part = Desc::kPart[T];
-    constexpr int parts =
-        vocab::partitions(S == Side::Input ? part.in : part.out, N);
+    const int parts =
+        vocab::partitions(S == Side::Input ? part.in : part.out, n());
     long long most = 0;
     for (long long j = 0; j < parts; ++j) {
       const long long c = numChunks<S, T>(owner, j);
@@ -214,18 +221,18 @@ struct Context {
                                           long long k, long long c) const {
     return reinterpret_cast<uint64_t *>(
         p.events[at] +
-        vocab::readyWord(event, sender, k, vocab::slotOf(c, Slots), N, Slots));
+        vocab::readyWord(event, sender, k, vocab::slotOf(c, Slots), n(), Slots));
   }
 
   COLLC_DEVICE_INLINE uint64_t *freeWord(int at, int event, long long k,
                                          long long s) const {
     return reinterpret_cast<uint64_t *>(
-        p.events[at] + vocab::freeWord(ReadyEvents, event, k, s, N, Slots));
+        p.events[at] + vocab::freeWord(ReadyEvents, event, k, s, n(), Slots));
   }
 
   COLLC_DEVICE_INLINE unsigned long long *uses(int event, long long k,
                                                long long s) const {
-    return p.state + COLLC_STATE_USES + vocab::useWord(event, k, s, N, Slots);
+    return p.state + COLLC_STATE_USES + vocab::useWord(event, k, s, n(), Slots);
   }
 
   /// Publishes chunk `c` of partition `k` to rank `target`, or to every rank
@@ -240,7 +247,7 @@ struct Context {
         fence_acq_rel_sys();
         st_release_sys(readyWord((int)target, event, p.rank, k, c), value);
       }
-    } else if (t < N) {
+    } else if (t < n()) {
       fence_acq_rel_sys();
       st_release_sys(readyWord(t, event, p.rank, k, c), value);
     }
@@ -255,7 +262,7 @@ struct Context {
     if (target >= 0) {
       if (t == 0)
         red_add_release_sys(freeWord((int)target, event, k, s), 1);
-    } else if (t < N) {
+    } else if (t < n()) {
       red_add_release_sys(freeWord(t, event, k, s), 1);
     }
   }
@@ -270,7 +277,7 @@ struct Context {
     if (t == 0)
       ok = 1;
     __syncthreads();
-    const bool waits = source >= 0 ? t == 0 : t < N;
+    const bool waits = source >= 0 ? t == 0 : t < n();
     if (waits) {
       const int from = source >= 0 ? (int)source : t;
       if (!wait_geq_acquire_sys(readyWord(p.rank, event, from, k, c), target,
@@ -312,8 +319,8 @@ struct Context {
   /// by the last CTA, once per free event.
   template <Side S, int T> COLLC_DEVICE_INLINE void advanceUses(int event) {
     constexpr Part part = Desc::kPart[T];
-    constexpr int parts =
-        vocab::partitions(S == Side::Input ? part.in : part.out, N);
+    const int parts =
+        vocab::partitions(S == Side::Input ? part.in : part.out, n());
     for (long long j = 0; j < parts; ++j) {
       const long long chunks = numChunks<S, T>(p.rank, j);
       for (long long s = 0; s < Slots && s < chunks; ++s)
@@ -336,7 +343,7 @@ struct Context {
     if (atomicCAS(blame, 0ull, 1ull) != 0ull)
       return;
     unsigned long long mask = 0, behind = 0;
-    for (int q = 0; q < N; ++q) {
+    for (int q = 0; q < n(); ++q) {
       const unsigned long long arrived =
           *(volatile unsigned long long *)(p.events[q] + arrivalIndex());
       if (arrived < call) {
