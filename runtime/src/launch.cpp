@@ -383,13 +383,14 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
     // past the call's zero (abi.h: the device reads 2 n of them).
     const int words = 2 * std::max(n, program->kernel->capacity);
     constexpr int kStackWords = 256;
-    long long local[kStackWords] = {};
+    long long local[kStackWords];
     std::vector<long long> heap;
     long long *vec = local;
     if (words > kStackWords) {
-      heap.assign((size_t)words, 0);
+      heap.resize((size_t)words);
       vec = heap.data();
     }
+    std::fill(vec + 2 * n, vec + words, 0ll);
     const ProgramInfo &g = program->kernel->program;
     vocab::programSizeVector(g.root, root, sizes.data(), parts,
                              g.inputPacked, n, r, vec);

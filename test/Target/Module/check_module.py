@@ -56,13 +56,16 @@ def main():
             sys.exit(f"{t}: {targets.count(t)} images, expected one")
     for image in m["images"]:
         target = image["target"]
-        names = [k["name"] for k in m["kernels"] if k["target"] == target]
+        # Entries may share a kernel (several world sizes, or collectives).
+        names = sorted({k["name"] for k in m["kernels"]
+                        if k["target"] == target})
         check_fatbin(image, names)
         what = " and PTX" if "ptx" in image["contents"] else ""
         print(f"{target}: fatbin with a cubin{what} of {len(names)} kernels")
 
     if args.programs is not None:
         check_programs(m, args.programs)
+    check_v1_names(m)
 
     for target in args.no_spills:
         kernels = [k for k in m["kernels"] if k["target"] == target]
@@ -220,14 +223,45 @@ def check_programs(m, expected):
                          f"{p[field]}, expected {value}")
         if "workspace" in k or not 0 <= lo <= p["band"][1] or p["slots"] < 2:
             sys.exit(f"{k['name']} on {k['target']}: bad program {p}")
-        name = (f"collc_{k['collective']}__{p['variant']}_{p['encoding']}"
-                f"{'_zero_copy' if registered else '_chunked' if chunk else ''}_"
-                f"{k['element_type']}_n{k['world_size']}")
-        if k["name"] != name:
-            sys.exit(f"program kernel {k['name']}, expected {name}")
+        def name_of(collective):
+            return (f"collc_{collective}__{p['variant']}_{p['encoding']}"
+                    f"{'_zero_copy' if registered else '_chunked' if chunk else ''}_"
+                    f"{k['element_type']}_n{k['world_size']}")
+        # Its own kernel, or the same kernel another collective's program
+        # owns (printed word for word: compiled once): the same launch
+        # shape and receive buffers (its root and band, the host's, may
+        # differ).
+        same = ("variant", "encoding", "slots", "region_bytes", "rx_bytes",
+                "speculate", "input_packed")
+        owner = [o for o in programs
+                 if o["target"] == k["target"] and o["name"] == k["name"]
+                 and o["name"] == name_of(o["collective"])
+                 and all(o["program"].get(f) == p.get(f) for f in same)
+                 and o["grid"] == k["grid"] and o["threads"] == k["threads"]]
+        if k.get("capacity", k["world_size"]) != k["world_size"] or not owner:
+            sys.exit(f"program kernel {k['name']}, expected "
+                     f"{name_of(k['collective'])} or another collective's "
+                     "same program")
         encodings.add(p["encoding"])
     print(f"programs: {len(programs)} kernels ({', '.join(sorted(encodings))}),"
           " receive buffers as the policy says")
+
+
+def check_v1_names(m):
+    """A v1 kernel serves every world size of its collective: one name,
+    `_upto<largest>`, and that capacity, for each (world size) entry; one
+    world size: `_n<n>`, no capacity."""
+    sizes = {c["name"]: c["world_sizes"] for c in m["collectives"]}
+    for k in m["kernels"]:
+        if "program" in k:
+            continue
+        ws = sizes[k["collective"]]
+        most = max(ws)
+        want = (f"collc_{k['collective']}_{k['element_type']}_"
+                + (f"upto{most}" if len(ws) > 1 else f"n{k['world_size']}"))
+        cap = k.get("capacity", k["world_size"])
+        if k["name"] != want or cap != (most if len(ws) > 1 else k["world_size"]):
+            sys.exit(f"v1 kernel {k['name']} (capacity {cap}), expected {want}")
 
 
 if __name__ == "__main__":

@@ -485,7 +485,8 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
       collective, prefix, cuda::movesBytes(collective), capacity,
       [&](const std::string &kernel, const cuda::ElementType &elem,
           int64_t n) -> LogicalResult {
-        // Sizes by value (abi.h): the parameters must fit the launch limit.
+        // Sizes by value (abi.h): the parameters, sized for the kernel's
+        // capacity, must fit the launch limit.
         const int64_t ranks = capacity ? capacity : n;
         const long long paramBytes =
             cuda::kernelParamBytes(sizeof(collcKernelParams), 0, ranks);
@@ -503,8 +504,7 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         os << "extern \"C\" __global__ void __launch_bounds__("
               "COLLC_KERNEL_THREADS, 1)\n"
            << kernel << "(const collcKernelParams params,\n"
-           << "    const __grid_constant__ SizeVector<" << (capacity ? capacity : n)
-           << "> sizes) {\n";
+           << "    const __grid_constant__ SizeVector<" << ranks << "> sizes) {\n";
         os << "  __shared__ __align__(16) char smem[COLLC_ATOM_SMEM_BYTES];\n";
         if (target.hasPdl())
           os << "  // Wait for the previous kernel on the stream (programmatic "
@@ -512,7 +512,7 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         os << formatv(
             "  using Ctx = Context<{0}, {1}, {2}_desc, {3}, {4}, {5}, "
             "{6}{7}>;\n",
-            elem.cudaType, capacity ? capacity : n, prefix,
+            elem.cudaType, ranks, prefix,
             schedule.getChunkBytes(), schedule.getStagingSlots(), readyEvents,
             freeEvents, capacity ? ", /*AnyRanks=*/true" : "");
         os << "  Ctx ctx(params, sizes.v);\n";
@@ -542,7 +542,7 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
           cuda::KernelInfo info =
               cuda::kernelInfo(kernel, collective, elem, n, grid,
                                COLLC_KERNEL_THREADS, target.hasPdl());
-          info.capacity = capacity ? capacity : n;
+          info.capacity = ranks;
           info.chunkBytes = schedule.getChunkBytes();
           info.slots = schedule.getStagingSlots();
           info.readyEvents = readyEvents;

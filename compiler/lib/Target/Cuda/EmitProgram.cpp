@@ -160,8 +160,8 @@ private:
 } // namespace
 
 /// How a value is spelled: the rank and the world size from the program
-/// (the world size is the kernel's constant), constants
-/// inline, anything else by the name given where it is defined.
+/// (the world size is the kernel's constant), constants inline, anything
+/// else by the name given where it is defined.
 std::string ProgramEmitter::value(Value v) {
   if (v == program.getRank())
     return "g.rank()";
@@ -471,7 +471,6 @@ void ProgramEmitter::emitKernel(const std::string &name,
   else
     os << "  g.finish(e);\n}\n\n";
 }
-
 
 LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
                                    llvm::StringSet<> &kernelNames) {
