@@ -11,7 +11,7 @@
 // CUDA-NEXT: #include "collc/device/snac/program.cuh"
 // CUDA:      using namespace collc::dev::snac;
 // CUDA:      collc_ag_bytes_n2(const collcKernelParams params,
-// CUDA:      collc_ag__one_shot_ll16_bytes_n2(collcProgramParams p, collc::prog::Peers<2> rx,
+// CUDA:      collc_ag__one_shot_ll16_bytes_n2(collcProgramParams p, const __grid_constant__ collc::prog::Peers<2> rx,
 // CHECK-DAG: .entry collc_ag_bytes_n2(
 // CHECK-DAG: .entry collc_ag__one_shot_ll16_bytes_n2(
 coll.collective @ag types [f32] ranks [2] {

@@ -16,7 +16,7 @@
 // Two-shot AllReduce, flag, 16 CTAs of 128 KiB: a region is 16 chunks and
 // 16 ready words (2 MiB + 128 bytes), whatever the world size.
 // CHECK-LABEL: //===- @all_reduce: two_shot program, flag, band [1048577, 9223372036854775807] bytes, chunks of 131072 bytes per CTA -===//
-// CHECK:      collc_all_reduce__two_shot_flag_chunked_bf16_n2(collcProgramParams p, collc::prog::Peers<2> rx,
+// CHECK:      collc_all_reduce__two_shot_flag_chunked_bf16_n2(collcProgramParams p, const __grid_constant__ collc::prog::Peers<2> rx,
 // CHECK:        Program<__nv_bfloat16, 2, Encoding::flag, /*Slots=*/2, /*RegionBytes=*/2097280,
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/false, /*OutputByRow=*/true, /*ChunkBytes=*/131072> g(p, rx, sizes);
 // CHECK-NEXT:   g.wait_previous();

@@ -13,8 +13,8 @@
 // in rank order; one kernel per type and world size. Region: 2 x 64 KiB.
 // CHECK-LABEL: //===- @all_reduce: one_shot program, ll16, band [0, 65536] bytes -===//
 // CHECK:      extern "C" __global__ void __launch_bounds__(512, 1)
-// CHECK-NEXT: collc_all_reduce__one_shot_ll16_bf16_n2(collcProgramParams p, collc::prog::Peers<2> rx,
-// CHECK-NEXT:                                         collc::prog::Sizes<2> sizes) {
+// CHECK-NEXT: collc_all_reduce__one_shot_ll16_bf16_n2(collcProgramParams p, const __grid_constant__ collc::prog::Peers<2> rx,
+// CHECK-NEXT:                                         const __grid_constant__ collc::prog::Sizes<2> sizes) {
 // CHECK-NEXT:   using namespace collc::prog;
 // CHECK-NEXT:   Program<__nv_bfloat16, 2, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/131072,
 // CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1, /*Speculate=*/false> g(p, rx, sizes);
@@ -25,7 +25,7 @@
 // CHECK-NEXT:   g.reduce_take<RedOp::Sum>(/*op=*/1, e, g.output(/*part=*/0), g.count(/*producer=*/g.rank(), /*part=*/0));
 // CHECK-NEXT:   g.finish(e);
 // CHECK-NEXT: }
-// CHECK: collc_all_reduce__one_shot_ll16_bf16_n8(collcProgramParams p, collc::prog::Peers<8> rx,
+// CHECK: collc_all_reduce__one_shot_ll16_bf16_n8(collcProgramParams p, const __grid_constant__ collc::prog::Peers<8> rx,
 // CHECK:   Program<__nv_bfloat16, 8, Encoding::ll16,
 // CHECK: collc_all_reduce__one_shot_ll16_f32_n2(
 // CHECK:   Program<float, 2, Encoding::ll16,
@@ -52,7 +52,7 @@ snac.program for @all_reduce variant one_shot policy #snac.policy<encoding = ll1
 // slots; grain 16 is one 16-byte unit.
 // CHECK-LABEL: //===- @all_to_all_v: one_shot program, sentinel, band [1, 1024] bytes -===//
 // CHECK:      extern "C" __global__ void __launch_bounds__(256, 1)
-// CHECK-NEXT: collc_all_to_all_v__one_shot_sentinel_f16_n4(collcProgramParams p, collc::prog::Peers<4> rx,
+// CHECK-NEXT: collc_all_to_all_v__one_shot_sentinel_f16_n4(collcProgramParams p, const __grid_constant__ collc::prog::Peers<4> rx,
 // CHECK:        Program<__half, 4, Encoding::sentinel, /*Slots=*/4, /*RegionBytes=*/1024,
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/true> g(p, rx, sizes);
 // CHECK-NEXT:   const Epoch e = g.epoch();
@@ -87,7 +87,7 @@ snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = s
 // rank k and every source p into partition p, the part a lambda parameter
 // in the buffer's own formulas (the input's row, the output's column).
 // CHECK-LABEL: //===- @all_to_all: one_shot program, ll16, band [0, 65536] bytes -===//
-// CHECK:      collc_all_to_all__one_shot_ll16_bytes_n4(collcProgramParams p, collc::prog::Peers<4> rx,
+// CHECK:      collc_all_to_all__one_shot_ll16_bytes_n4(collcProgramParams p, const __grid_constant__ collc::prog::Peers<4> rx,
 // CHECK:        Program<unsigned char, 4, Encoding::ll16, /*Slots=*/2, /*RegionBytes=*/131072,
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/true> g(p, rx, sizes);
 // CHECK-NEXT:   g.wait_previous();
@@ -140,7 +140,7 @@ snac.program for @all_gather_v variant one_shot policy #snac.policy<encoding = f
 // (2 x 128 / 32 = 8 words, 64 bytes); arithmetic on indices before the
 // wait, printed in place.
 // CHECK-LABEL: //===- @all_gather: one_shot program, flag, band [0, 4096] bytes -===//
-// CHECK:      collc_all_gather__one_shot_flag_bytes_n3(collcProgramParams p, collc::prog::Peers<3> rx,
+// CHECK:      collc_all_gather__one_shot_flag_bytes_n3(collcProgramParams p, const __grid_constant__ collc::prog::Peers<3> rx,
 // CHECK:        Program<unsigned char, 3, Encoding::flag, /*Slots=*/2, /*RegionBytes=*/4160,
 // CHECK-NEXT:           /*InputPacked=*/true, /*Grain=*/1, /*Speculate=*/false> g(p, rx, sizes);
 // CHECK-NEXT:   const long long v0 = 3 - 1;

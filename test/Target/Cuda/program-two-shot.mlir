@@ -18,7 +18,7 @@
 // in one-shot ReduceScatter. The forward's epoch addresses the second
 // receive buffer (`e.in(1)`); launch_dependents follows it.
 // CHECK-LABEL: //===- @all_reduce: two_shot program, flag, band [65537, 1048576] bytes -===//
-// CHECK:      collc_all_reduce__two_shot_flag_bf16_n2(collcProgramParams p, collc::prog::Peers<2> rx,
+// CHECK:      collc_all_reduce__two_shot_flag_bf16_n2(collcProgramParams p, const __grid_constant__ collc::prog::Peers<2> rx,
 // CHECK:        Program<__nv_bfloat16, 2, Encoding::flag, /*Slots=*/2, /*RegionBytes=*/525312,
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/false, /*OutputByRow=*/true> g(p, rx, sizes);
 // CHECK-NEXT:   g.wait_previous();

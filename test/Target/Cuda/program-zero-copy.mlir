@@ -16,8 +16,8 @@
 // RUN: %ptxas -arch=sm_100 %t.sm100.ptx -o %t.sm100.cubin
 
 // CHECK-LABEL: //===- @all_reduce: two_shot program, flag, band [1048577, 9223372036854775807] bytes, zero-copy, parts of up to 1073741824 bytes per CTA -===//
-// CHECK:      collc_all_reduce__two_shot_flag_zero_copy_bf16_n2(collcProgramParams p, collc::prog::Peers<2> rx,
-// CHECK-NEXT:   collc::prog::Sizes<2> sizes, collcWindowParams win) {
+// CHECK:      collc_all_reduce__two_shot_flag_zero_copy_bf16_n2(collcProgramParams p, const __grid_constant__ collc::prog::Peers<2> rx,
+// CHECK-NEXT:   const __grid_constant__ collc::prog::Sizes<2> sizes, collcWindowParams win) {
 // CHECK:        Program<__nv_bfloat16, 2, Encoding::flag, /*Slots=*/2, /*RegionBytes=*/384,
 // CHECK-NEXT:           /*InputPacked=*/false, /*Grain=*/1, /*Speculate=*/false, /*OutputByRow=*/true, /*ChunkBytes=*/1073741824, /*InPlace=*/true> g(p, rx, sizes, win);
 // CHECK:          g.expose_each(/*op=*/0, e, [&](int k) { return g.input_where(/*part=*/k); });

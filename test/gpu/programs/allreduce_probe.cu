@@ -82,8 +82,9 @@ regionBytes() {
 // The contract's kernel, verbatim but for the template parameters.
 template <Encoding Enc, int Grain>
 __global__ void __launch_bounds__(512, 1)
-    collc_all_reduce__one_shot_bf16_n2(collcProgramParams p, Peers<2> rx,
-                                       Sizes<2> sizes) {
+    collc_all_reduce__one_shot_bf16_n2(collcProgramParams p,
+                                       const __grid_constant__ Peers<2> rx,
+                                       const __grid_constant__ Sizes<2> sizes) {
   Program<__nv_bfloat16, 2, Enc, kSlots, regionBytes<Enc>(), true, Grain> g(
       p, rx, sizes);
   g.wait_previous();

@@ -25,9 +25,10 @@
 
 #define PROGRAM(COLL, ENC, N)                                                  \
   extern "C" __global__ void __launch_bounds__(256, 1)                         \
-      collc_##COLL##__one_shot_##ENC##_bf16_n##N(collcProgramParams p,         \
-                                                 collc::prog::Peers<N> rx,     \
-                                                 collc::prog::Sizes<N> sizes) { \
+      collc_##COLL##__one_shot_##ENC##_bf16_n##N(                              \
+          collcProgramParams p,                                                \
+          const __grid_constant__ collc::prog::Peers<N> rx,                    \
+          const __grid_constant__ collc::prog::Sizes<N> sizes) {               \
     using namespace collc::prog;                                               \
     Program<__nv_bfloat16, N, Encoding::ENC, 2, REGION_##ENC,                  \
             INPUT_PACKED_##COLL>                                               \

@@ -424,8 +424,11 @@ void ProgramEmitter::emitKernel(const std::string &name,
   os << formatv("extern \"C\" __global__ void __launch_bounds__({0}, 1)\n",
                 policy.getThreads());
   const bool zeroCopy = program.isZeroCopy();
-  os << head << "collcProgramParams p, collc::prog::Peers<" << n << "> rx,\n";
-  os.indent(head.size()) << "collc::prog::Sizes<" << n << "> sizes"
+  // The peers and the size vector are read in place (program.cuh Peers).
+  os << head << "collcProgramParams p, const __grid_constant__ "
+     << "collc::prog::Peers<" << n << "> rx,\n";
+  os.indent(head.size()) << "const __grid_constant__ collc::prog::Sizes<" << n
+                         << "> sizes"
                          << (zeroCopy ? ", collcWindowParams win" : "")
                          << ") {\n";
   os << "  using namespace collc::prog;\n";

@@ -106,7 +106,9 @@ using dev::RedOp;
 constexpr int kAllRanks = -1;
 
 /// The second kernel parameter: every rank's receive buffer, mapped into this
-/// rank's address space.
+/// rank's address space. It and the size vector are `__grid_constant__`
+/// parameters, read in place: a run-time index is a parameter load, and the
+/// parameter is never copied to local memory.
 template <int N> struct Peers {
   void *rx[N];
 };
@@ -206,19 +208,6 @@ template <bool c, class A, class B> struct Pick {
 template <class A, class B> struct Pick<false, A, B> {
   using type = B;
 };
-
-/// `a == b ? x : y` as one selp the compiler cannot see through: a chain of
-/// them reads a by-value kernel parameter at a run-time index without the
-/// compiler turning the chain into an indexed load, which would copy the
-/// parameter to local memory.
-COLLC_DEVICE_INLINE u64 select_eq(int a, int b, u64 x, u64 y) {
-  u64 r;
-  asm("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %1, %2;\n\t"
-      "selp.b64 %0, %3, %4, p;\n\t}"
-      : "=l"(r)
-      : "r"(a), "r"(b), "l"(x), "l"(y));
-  return r;
-}
 
 /// One 16-byte volatile load of an LL16 packet, both sequence words kept.
 COLLC_DEVICE_INLINE dev::ll::Packet ll_load(const dev::ll::Packet *p) {
@@ -464,8 +453,7 @@ public:
   COLLC_DEVICE_INLINE int rank() const { return p_.rank; }
 
   /// Elements rank p contributes to partition k (collcSizeAt on the size
-  /// vector), read through selects so that a run-time index never sends the
-  /// vector to local memory.
+  /// vector, read in place: a parameter load at a run-time index).
   COLLC_DEVICE_INLINE long long count(int p, int k) const {
     if (InputPacked)
       return sizeWord(p);
@@ -1017,31 +1005,14 @@ private:
     return u > 0 ? u : 1;
   }
 
-  COLLC_DEVICE_INLINE long long sizeWord(int i) const {
-    u64 v = 0;
-    COLLC_PRAGMA_UNROLL
-    for (int j = 0; j < 2 * N; ++j)
-      v = detail::select_eq(j, i, static_cast<u64>(sizes_.v[j]), v);
-    return static_cast<long long>(v);
-  }
+  COLLC_DEVICE_INLINE long long sizeWord(int i) const { return sizes_.v[i]; }
 
   /// Rank q's receive buffer (q a run-time value).
-  COLLC_DEVICE_INLINE void *peer(int q) const {
-    u64 at = 0;
-    COLLC_PRAGMA_UNROLL
-    for (int d = 0; d < N; ++d)
-      at = detail::select_eq(d, q, reinterpret_cast<u64>(rx_.rx[d]), at);
-    return reinterpret_cast<void *>(at);
-  }
+  COLLC_DEVICE_INLINE void *peer(int q) const { return rx_.rx[q]; }
 
   /// This rank's receive buffer.
   COLLC_DEVICE_INLINE char *myBuffer() const {
-    u64 mine = 0;
-    COLLC_PRAGMA_UNROLL
-    for (int q = 0; q < N; ++q)
-      mine = detail::select_eq(q, p_.rank,
-                               reinterpret_cast<u64>(rx_.rx[q]), mine);
-    return reinterpret_cast<char *>(mine);
+    return static_cast<char *>(rx_.rx[p_.rank]);
   }
 
   /// This rank's region of (slot, source).
@@ -1870,8 +1841,9 @@ private:
   }
 
   const collcProgramParams p_;
-  const Peers<N> rx_;
-  const Sizes<N> sizes_;
+  /// The kernel's `__grid_constant__` parameters, in place.
+  const Peers<N> &rx_;
+  const Sizes<N> &sizes_;
   /// Zero-copy: the window table and where this call's buffers are.
   const collcWindowParams win_;
   const long long thread_, threads_;
