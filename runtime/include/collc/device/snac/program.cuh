@@ -321,9 +321,12 @@ class Program {
   /// Zero-copy reductions keep half as many units in flight from 4 ranks
   /// on, and for 4-byte elements: the peers' pointers and alignment flags
   /// take the registers (kReduceUnroll spilled at 4 ranks, and for f32 at
-  /// 2, 512 threads, sm_90).
+  /// 2, 512 threads, sm_90). Two-shot (OutputByRow) at 2 ranks keeps 6:
+  /// with the peers read in place, 8 spilled 4 bytes (sm_90).
   static constexpr int kPeerReduceUnrollMost =
-      N <= 2 && sizeof(E) < 4 ? kReduceUnrollMost : N >= 8 ? 1 : 8 / N;
+      N <= 2 && sizeof(E) < 4 ? (OutputByRow ? 6 : kReduceUnrollMost)
+      : N >= 8                ? 1
+                              : 8 / N;
   static constexpr int kPeerReduceUnroll =
       Grain < kPeerReduceUnrollMost ? Grain : kPeerReduceUnrollMost;
   /// Staged chunked FLAG: a rank's part for itself is not staged. A put
