@@ -97,8 +97,10 @@ cl::opt<bool> progress(
     cl::init(false), cl::cat(collcCategory));
 cl::opt<unsigned> compileJobs(
     "jobs",
-    cl::desc("With --emit=ptx|module: targets compiled at once (NVRTC and "
-             "ptxas, one thread each; 0: one per hardware thread)"),
+    cl::desc("With --emit=ptx|module: targets compiled at once (NVRTC, "
+             "one thread each) and the threads ptxas splits a target's "
+             "kernels over (0: every target at once, ptxas on every "
+             "hardware thread; 1: one thread for everything)"),
     cl::init(0), cl::cat(collcCategory));
 cl::opt<cuda::FastCompile> fastCompile(
     "fast-compile",
@@ -313,7 +315,7 @@ struct TargetJob {
 /// binary. Thread-safe: each job owns its NVRTC program, nvJitLink handle
 /// and temporary files, and touches no MLIR.
 void compileJob(TargetJob &job, bool assemble,
-                ArrayRef<std::string> defines) {
+                ArrayRef<std::string> defines, unsigned threads) {
   Stopwatch clock;
   if (!cuda::compileToPtx(job.source, job.programName, job.target,
                           job.ptx, job.log, defines, fastCompile)) {
@@ -324,7 +326,7 @@ void compileJob(TargetJob &job, bool assemble,
   if (!assemble)
     return;
   if (!cuda::assemble(job.ptx, job.target, job.cubin, job.resources,
-                      job.log)) {
+                      job.log, threads)) {
     job.ptxasFailed = true;
     return;
   }
@@ -419,10 +421,19 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
   }
   const SmallVector<std::string> defines = multimemDefines();
   {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(compileJobs));
+    // By default every target at once (the cores share them, rather than
+    // the last target running alone on one core at the end), and ptxas
+    // splits a target's kernels over the cores (NVRTC cannot:
+    // cuda::compileToPtx).
+    const unsigned split =
+        compileJobs ? compileJobs.getValue()
+                    : llvm::hardware_concurrency().compute_thread_count();
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(
+        compileJobs ? compileJobs.getValue()
+                    : static_cast<unsigned>(jobs.size())));
     for (TargetJob &job : jobs)
-      pool.async([&job, assemble, &defines] {
-        compileJob(job, assemble, defines);
+      pool.async([&job, assemble, &defines, split] {
+        compileJob(job, assemble, defines, split);
       });
     pool.wait();
   }

@@ -291,7 +291,7 @@ LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
                      << v(copy.getDstOwner()) << ", " << v(copy.getDstPart())
                      << ", " << v(copy.getDstChunk()) << ", dstLen);\n";
     line(indent + 1)
-        << "collc::dev::copy(dst, src, (size_t)dstLen * sizeof(E), smem);\n";
+        << "collc::dev::copy(dst, src, (size_t)dstLen * sizeof(E));\n";
     line(indent) << "}\n";
   } else if (auto reduce = dyn_cast<snac::ReduceOp>(op)) {
     cond() << "{\n";
@@ -312,7 +312,7 @@ LogicalResult ScheduleEmitter::emitOp(Operation &op, int indent,
     line(indent + 1) << "collc::dev::reduce<E, "
                      << cuda::deviceName("collc::dev::RedOp",
                                    common::toVocab(reduce.getOp()))
-                     << ">(dst, source, ctx.n(), (size_t)dstLen, smem);\n";
+                     << ">(dst, source, ctx.n(), (size_t)dstLen);\n";
     line(indent) << "}\n";
   } else if (auto notify = dyn_cast<snac::NotifyOp>(op)) {
     auto [kind, index] = events.lookup(notify.getEvent());
@@ -386,15 +386,14 @@ LogicalResult ScheduleEmitter::emitRole(snac::RoleOp role, int index) {
   os << formatv("/// Role '{0}' ({1}, {2} CTAs).\n", role.getSymName(),
                 stringifyParticipants(role.getParticipants()), role.getCtas());
   os << "template <class Ctx>\n";
-  os << formatv("__device__ bool {0}_{1}(Ctx &ctx, const int cta, char "
-                "*smem) {{\n",
+  os << formatv("__device__ bool {0}_{1}(Ctx &ctx, const int cta) {{\n",
                 prefix, role.getSymName());
   os << "  using E = typename Ctx::Elem;\n";
   os << formatv("  constexpr int kCtas = {0};\n", role.getCtas());
   os << "  const long long rank = ctx.rank();\n";
   os << "  const long long n = ctx.n();\n";
   os << "  const long long root = ctx.root();\n";
-  os << "  (void)n; (void)root; (void)smem;\n";
+  os << "  (void)n; (void)root;\n";
   if (role.getParticipants() == snac::Participants::root)
     os << "  if (rank != root) return true;\n";
   os << "  long long task = 0;\n  (void)task;\n";
@@ -505,7 +504,6 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
               "COLLC_KERNEL_THREADS, 1)\n"
            << kernel << "(const collcKernelParams params,\n"
            << "    const __grid_constant__ SizeVector<" << ranks << "> sizes) {\n";
-        os << "  __shared__ __align__(16) char smem[COLLC_ATOM_SMEM_BYTES];\n";
         if (target.hasPdl())
           os << "  // Wait for the previous kernel on the stream (programmatic "
                 "dependent launch).\n  collc::dev::griddepcontrol_wait();\n";
@@ -523,7 +521,7 @@ LogicalResult ScheduleEmitter::emit(std::vector<cuda::KernelInfo> *kernels) {
         int start = 0;
         for (auto [i, role] : llvm::enumerate(roles)) {
           int end = start + role.getCtas();
-          os << formatv("  {0}if (b < {1}) ok = {2}_{3}(ctx, b - {4}, smem);\n",
+          os << formatv("  {0}if (b < {1}) ok = {2}_{3}(ctx, b - {4});\n",
                         i ? "else " : "", end, prefix, role.getSymName(),
                         start);
           start = end;

@@ -7,9 +7,10 @@
 /// \file
 /// Everything a generated collc kernel (or a user's own kernel, Purlin R3)
 /// needs from the datapath layer, in namespace collc::dev:
-///  - copy(dst, src, bytes, smem), reduce<E, Op>(dst, src, nsrc, elems, smem):
-///    the Atom's two CTA-cooperative primitives (copy.cuh, reduce.cuh), each
-///    choosing the datapath for the target GPU generation;
+///  - copy(dst, src, bytes[, smem]), reduce<E, Op>(dst, src, nsrc, elems[,
+///    smem]): the Atom's two CTA-cooperative primitives (copy.cuh,
+///    reduce.cuh), each choosing the datapath for the target GPU generation
+///    (with `smem`, the cp.async pipeline among them);
 ///  - readiness: flags (common/flags.cuh), LL packets (common/ll.cuh, namespace
 ///    ll), sentinels (common/sentinel.cuh, namespace sentinel), all waits
 ///    bounded;

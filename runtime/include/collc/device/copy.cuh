@@ -94,6 +94,17 @@ COLLC_DEVICE_INLINE void copy(void *dst, const void *src, size_t bytes,
   copy<kCopyStages, kCopyStageBytes>(dst, src, bytes, smem);
 }
 
+/// Atom copy on the register datapath alone (paths 2 and 3), what the
+/// generated kernels call: the cp.async pipeline moved no more per CTA at
+/// any CTA count (THROUGHPUT.md) and doubles a kernel's code.
+COLLC_DEVICE_INLINE void copy(void *dst, const void *src, size_t bytes) {
+#if defined(COLLC_ARCH_LDST256_SM100_ENABLED)
+  copy_ldst256_sm100(dst, src, bytes);
+#else
+  copy_generic(dst, src, bytes);
+#endif
+}
+
 #endif // defined(COLLC_DEVICE_COMPILE)
 
 } // namespace dev

@@ -32,7 +32,9 @@ std::string nvrtcVersion();
 enum class FastCompile { Full, Min, Mid, Max };
 
 /// Compiles `source` to PTX for `target`. Extra `defines` are passed as -D.
-/// On failure returns false and puts NVRTC's log in `log`.
+/// On failure returns false and puts NVRTC's log in `log`. (Not NVRTC's
+/// --split-compile: NVRTC 13.0 fails with "Failed to read bitcode" on the
+/// v1 byte-copy kernels beside any other kernel, docs/compile-time.md.)
 bool compileToPtx(llvm::StringRef source, llvm::StringRef programName,
                   const Target &target, std::string &ptx, std::string &log,
                   llvm::ArrayRef<std::string> defines = {},
@@ -49,9 +51,11 @@ struct ResourceUsage {
 };
 
 /// Assembles `ptx` for `target` with ptxas (through nvJitLink): the cubin and
-/// the per-kernel resources. On failure returns false with the log.
+/// the per-kernel resources, on `threads` threads above 1 (ptxas'
+/// -split-compile). On failure returns false with the log.
 bool assemble(llvm::StringRef ptx, const Target &target, std::string &cubin,
-              std::vector<ResourceUsage> &usage, std::string &log);
+              std::vector<ResourceUsage> &usage, std::string &log,
+              unsigned threads = 1);
 
 } // namespace collc::cuda
 

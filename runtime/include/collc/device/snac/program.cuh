@@ -182,21 +182,29 @@ template <typename E> struct Word {
         d[i0 + i] = static_cast<Bits>((w >> (i * kBits)) & kMask);
   }
 
-  /// Reduces the words of N sources, in rank order, lane by lane: FP32
-  /// accumulation from source 0's value, rounded once.
+  /// Reduces one element of N sources (`bits(s)` is source s's), in rank
+  /// order: FP32 accumulation from source 0's value, rounded once.
+  template <dev::RedOp Op, int N, class Source>
+  COLLC_DEVICE_INLINE static Bits reduce1(Source &&bits) {
+    float acc = dev::Elem<E>::toFloat(dev::Elem<E>::fromBits(bits(0)));
+    COLLC_PRAGMA_UNROLL
+    for (int s = 1; s < N; ++s)
+      acc = dev::red_step<Op>(
+          acc, dev::Elem<E>::toFloat(dev::Elem<E>::fromBits(bits(s))));
+    acc = dev::red_finish<Op>(acc, N);
+    return dev::Elem<E>::bits(dev::Elem<E>::fromFloat(acc));
+  }
+
+  /// Reduces the words of N sources lane by lane, as reduce1.
   template <dev::RedOp Op, int N>
   COLLC_DEVICE_INLINE static u64 reduce(const u64 (&w)[N]) {
     u64 out = 0;
     COLLC_PRAGMA_UNROLL
-    for (int i = 0; i < kLanes; ++i) {
-      float acc = lane(w[0], i);
-      COLLC_PRAGMA_UNROLL
-      for (int s = 1; s < N; ++s)
-        acc = dev::red_step<Op>(acc, lane(w[s], i));
-      acc = dev::red_finish<Op>(acc, N);
-      out |= static_cast<u64>(dev::Elem<E>::bits(dev::Elem<E>::fromFloat(acc)))
+    for (int i = 0; i < kLanes; ++i)
+      out |= static_cast<u64>(reduce1<Op, N>([&](int s) {
+               return static_cast<Bits>((w[s] >> (i * kBits)) & kMask);
+             }))
              << (i * kBits);
-    }
     return out;
   }
 };
@@ -1342,7 +1350,7 @@ private:
         whole, [&](int i) { return reinterpret_cast<const Pack16 *>(src)[i]; },
         store);
     const bool aligned8 = (a & 7u) == 0;
-    detail::cta_units<(kCopyUnroll > 1 ? kCopyUnroll / 2 : 1)>(
+    detail::cta_units<1>(
         static_cast<int>(unitsOf(n, 16)) - whole,
         [&](int i) {
           return load16(src, (long long)(whole + i) * kLanes16, n, aligned8);
@@ -1367,7 +1375,7 @@ private:
     const bool aligned8 = (a & 7u) == 0;
     const int units = (n + static_cast<int>(kLanes16) - 1) /
                       static_cast<int>(kLanes16);
-    detail::cta_units<kCopyUnroll>(
+    detail::cta_units<1>(
         units - whole, [&](int i) { return from[whole + i]; },
         [&](int i, const Pack16 &v) {
           store16(dst, (long long)(whole + i) * kLanes16, n, aligned8, v);
@@ -1419,15 +1427,27 @@ private:
     detail::cta_units<kReduceUnroll>(whole, load, [&](int i, const Units &u) {
       reinterpret_cast<Pack16 *>(dst)[i] = reduce(u);
     });
-    const bool aligned8 = (a & 7u) == 0;
-    const int units = (n + static_cast<int>(kLanes16) - 1) /
-                      static_cast<int>(kLanes16);
-    detail::cta_units<kReduceUnroll>(
-        units - whole, [&](int i) { return load(whole + i); },
-        [&](int i, const Units &u) {
-          store16(dst, (long long)(whole + i) * kLanes16, n, aligned8,
-                  reduce(u));
-        });
+    reduceTail<Op>(
+        whole * static_cast<int>(kLanes16), n,
+        [&](int q, int j) {
+          return reinterpret_cast<const typename W::Bits *>(from[q])[j];
+        },
+        dst);
+  }
+
+  /// The elements [from, n) of a reduction no whole vector covered (a
+  /// partial last unit, or all of them when a buffer is not 16-byte
+  /// aligned), one element per thread at a time: `bits(q, j)` is source q's
+  /// element j. W::reduce1, the bits of the vector path; an eighth of the
+  /// code a per-unit tail takes (every source's lanes loaded one by one).
+  template <RedOp Op, class Bits>
+  COLLC_DEVICE_INLINE static void reduceTail(int from, int n, Bits &&bits,
+                                             E *dst) {
+    auto *d = reinterpret_cast<typename W::Bits *>(dst);
+#pragma unroll 1
+    for (int j = from + static_cast<int>(threadIdx.x); j < n;
+         j += static_cast<int>(blockDim.x))
+      d[j] = W::template reduce1<Op, N>([&](int q) { return bits(q, j); });
   }
 
   /// Zero-copy: the word of region (slot, source) that says where the
@@ -1463,6 +1483,11 @@ private:
   /// cached for a neighbouring CTA's part could be stale in L1. One vector
   /// when `vec` (src 16-byte aligned) and the unit is whole, else elements.
   COLLC_DEVICE_INLINE static dev::sentinel::Pack16
+  peerVector(const E *src, int i) {
+    const ulonglong2 v = __ldcg(reinterpret_cast<const ulonglong2 *>(src) + i);
+    return dev::sentinel::Pack16{v.x, v.y};
+  }
+  COLLC_DEVICE_INLINE static dev::sentinel::Pack16
   peerLoad16(const E *src, long long i0, long long count, bool vec) {
     if (vec && i0 + kLanes16 <= count) {
       const ulonglong2 v = __ldcg(reinterpret_cast<const ulonglong2 *>(src + i0));
@@ -1492,13 +1517,19 @@ private:
     const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
     const bool dvec = (a & 15u) == 0, aligned8 = (a & 7u) == 0;
     const int units = static_cast<int>((n + kLanes16 - 1) / kLanes16);
+    const int whole = vec && dvec ? static_cast<int>(n / kLanes16) : 0;
     detail::cta_units<kCopyUnroll>(
-        units, [&](int i) { return peerLoad16(src, i * kLanes16, n, vec); },
+        whole, [&](int i) { return peerVector(src, i); },
         [&](int i, const Pack16 &v) {
-          if (dvec && (i + 1) * kLanes16 <= n)
-            reinterpret_cast<Pack16 *>(dst)[i] = v;
-          else
-            store16(dst, (long long)i * kLanes16, n, aligned8, v);
+          reinterpret_cast<Pack16 *>(dst)[i] = v;
+        });
+    detail::cta_units<1>(
+        units - whole,
+        [&](int i) {
+          return peerLoad16(src, (whole + i) * kLanes16, n, vec);
+        },
+        [&](int i, const Pack16 &v) {
+          store16(dst, (long long)(whole + i) * kLanes16, n, aligned8, v);
         });
   }
 
@@ -1513,36 +1544,43 @@ private:
       Pack16 v[N];
     };
     const long long n = count;
-    bool vec[N];
+    uintptr_t any = reinterpret_cast<uintptr_t>(dst);
     COLLC_PRAGMA_UNROLL
     for (int q = 0; q < N; ++q)
-      vec[q] = (reinterpret_cast<uintptr_t>(from[q]) & 15u) == 0;
-    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
-    const bool dvec = (a & 15u) == 0, aligned8 = (a & 7u) == 0;
-    const int units = static_cast<int>((n + kLanes16 - 1) / kLanes16);
+      any |= reinterpret_cast<uintptr_t>(from[q]);
+    auto reduce = [](const Units &u) {
+      u64 lo[N], hi[N];
+      COLLC_PRAGMA_UNROLL
+      for (int q = 0; q < N; ++q) {
+        lo[q] = u.v[q].lo;
+        hi[q] = u.v[q].hi;
+      }
+      return Pack16{W::template reduce<Op, N>(lo),
+                    W::template reduce<Op, N>(hi)};
+    };
+    // Every source and the destination 16-byte aligned: whole units as
+    // vectors, unrolled; the rest (a partial last unit, or every element
+    // of an unaligned call) element by element.
+    const int whole = (any & 15u) == 0 ? static_cast<int>(n / kLanes16) : 0;
     detail::cta_units<kPeerReduceUnroll>(
-        units,
+        whole,
         [&](int i) {
           Units u;
           COLLC_PRAGMA_UNROLL
           for (int q = 0; q < N; ++q)
-            u.v[q] = peerLoad16(from[q], i * kLanes16, n, vec[q]);
+            u.v[q] = peerVector(from[q], i);
           return u;
         },
         [&](int i, const Units &u) {
-          u64 lo[N], hi[N];
-          COLLC_PRAGMA_UNROLL
-          for (int q = 0; q < N; ++q) {
-            lo[q] = u.v[q].lo;
-            hi[q] = u.v[q].hi;
-          }
-          const Pack16 r{W::template reduce<Op, N>(lo),
-                         W::template reduce<Op, N>(hi)};
-          if (dvec && (i + 1) * kLanes16 <= n)
-            reinterpret_cast<Pack16 *>(dst)[i] = r;
-          else
-            store16(dst, (long long)i * kLanes16, n, aligned8, r);
+          reinterpret_cast<Pack16 *>(dst)[i] = reduce(u);
         });
+    reduceTail<Op>(
+        whole * static_cast<int>(kLanes16), static_cast<int>(n),
+        [&](int q, int j) {
+          return __ldcg(reinterpret_cast<const typename W::Bits *>(from[q]) +
+                        j);
+        },
+        dst);
   }
 
   /// FLAG: the 16-byte units [lo, hi) of this thread's warp segment; false

@@ -29,9 +29,6 @@
 
 #if defined(COLLC_DEVICE_COMPILE)
 
-/// Shared memory a generated kernel gives the Atom (the copy pipeline's).
-#define COLLC_ATOM_SMEM_BYTES (collc::dev::kCopySmemBytesDefault)
-
 namespace collc::dev::snac {
 
 using vocab::Consume;
