@@ -22,9 +22,10 @@ collc=("$BUILD_DIR/bin/collc" --emit=module --progress)
 modules="$OUT_DIR/modules"
 mkdir -p "$modules"
 start=$SECONDS
-# The specs compile at once (each collc compiles its targets in parallel
-# too: --jobs, one per hardware thread): NVRTC and ptxas are nearly all of
-# the time, and one spec's last target would otherwise run alone.
+# The specs compile at once, and each collc compiles all its targets at
+# once (--jobs): NVRTC and ptxas are nearly all of the time, one thread per
+# target, and the cores share them to the end rather than one spec's last
+# target running alone.
 names=() pids=()
 for spec in specs/*.coll; do
   name=$(basename "$spec" .coll)

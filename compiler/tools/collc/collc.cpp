@@ -97,10 +97,8 @@ cl::opt<bool> progress(
     cl::init(false), cl::cat(collcCategory));
 cl::opt<unsigned> compileJobs(
     "jobs",
-    cl::desc("With --emit=ptx|module: targets compiled at once (NVRTC, "
-             "one thread each) and the threads ptxas splits a target's "
-             "kernels over (0: every target at once, ptxas on every "
-             "hardware thread; 1: one thread for everything)"),
+    cl::desc("With --emit=ptx|module: targets compiled at once (NVRTC "
+             "and ptxas, one thread each; 0: every target at once)"),
     cl::init(0), cl::cat(collcCategory));
 cl::opt<cuda::FastCompile> fastCompile(
     "fast-compile",
@@ -315,7 +313,7 @@ struct TargetJob {
 /// binary. Thread-safe: each job owns its NVRTC program, nvJitLink handle
 /// and temporary files, and touches no MLIR.
 void compileJob(TargetJob &job, bool assemble,
-                ArrayRef<std::string> defines, unsigned threads) {
+                ArrayRef<std::string> defines) {
   Stopwatch clock;
   if (!cuda::compileToPtx(job.source, job.programName, job.target,
                           job.ptx, job.log, defines, fastCompile)) {
@@ -326,7 +324,7 @@ void compileJob(TargetJob &job, bool assemble,
   if (!assemble)
     return;
   if (!cuda::assemble(job.ptx, job.target, job.cubin, job.resources,
-                      job.log, threads)) {
+                      job.log)) {
     job.ptxasFailed = true;
     return;
   }
@@ -421,19 +419,15 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
   }
   const SmallVector<std::string> defines = multimemDefines();
   {
-    // By default every target at once (the cores share them, rather than
-    // the last target running alone on one core at the end), and ptxas
-    // splits a target's kernels over the cores (NVRTC cannot:
-    // cuda::compileToPtx).
-    const unsigned split =
-        compileJobs ? compileJobs.getValue()
-                    : llvm::hardware_concurrency().compute_thread_count();
+    // By default every target at once: the cores share them, where a pool
+    // of one thread per core left the last target alone on one core at the
+    // end (a target cannot be split: cuda::compileToPtx, cuda::assemble).
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(
         compileJobs ? compileJobs.getValue()
                     : static_cast<unsigned>(jobs.size())));
     for (TargetJob &job : jobs)
-      pool.async([&job, assemble, &defines, split] {
-        compileJob(job, assemble, defines, split);
+      pool.async([&job, assemble, &defines] {
+        compileJob(job, assemble, defines);
       });
     pool.wait();
   }

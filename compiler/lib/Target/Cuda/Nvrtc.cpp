@@ -120,12 +120,11 @@ static void parseResources(llvm::StringRef info,
 
 bool cuda::assemble(llvm::StringRef ptx, const Target &target,
                     std::string &cubin, std::vector<ResourceUsage> &usage,
-                    std::string &log, unsigned threads) {
+                    std::string &log) {
   std::string arch = "-arch=" + target.name;
-  std::string split = "-Xptxas=-split-compile=" + std::to_string(threads);
-  const char *options[] = {arch.c_str(), "-Xptxas=-v", split.c_str()};
+  const char *options[] = {arch.c_str(), "-Xptxas=-v"};
   nvJitLinkHandle handle;
-  nvJitLinkResult rc = nvJitLinkCreate(&handle, threads > 1 ? 3 : 2, options);
+  nvJitLinkResult rc = nvJitLinkCreate(&handle, 2, options);
   if (rc != NVJITLINK_SUCCESS) {
     log = "nvJitLinkCreate failed for " + target.name + " (error " +
           std::to_string(rc) + ")";

@@ -51,11 +51,11 @@ struct ResourceUsage {
 };
 
 /// Assembles `ptx` for `target` with ptxas (through nvJitLink): the cubin and
-/// the per-kernel resources, on `threads` threads above 1 (ptxas'
-/// -split-compile). On failure returns false with the log.
+/// the per-kernel resources. On failure returns false with the log. (Not
+/// ptxas' -split-compile: its code differs with the thread count, and a
+/// module must not depend on the machine that compiled it.)
 bool assemble(llvm::StringRef ptx, const Target &target, std::string &cubin,
-              std::vector<ResourceUsage> &usage, std::string &log,
-              unsigned threads = 1);
+              std::vector<ResourceUsage> &usage, std::string &log);
 
 } // namespace collc::cuda
 

@@ -248,6 +248,20 @@ COLLC_DEVICE_INLINE void cta_units(int units, Load &&load, Store &&store) {
     store(i, load(i));
 }
 
+/// The elements [from, n) of a chunked FLAG part that no whole 16-byte
+/// vector moved (a partial last unit, or every element when a buffer is
+/// not 16-byte aligned): element j to thread j mod T. A unit at a time
+/// instead (a 16-byte unit assembled from its elements, every source's for
+/// a reduction) took a quarter of the compile of a FLAG kernel for what
+/// only the last unit of a part, or an unaligned call, runs.
+template <class Element>
+COLLC_DEVICE_INLINE void cta_elements(int from, int n, Element &&element) {
+  const int t = static_cast<int>(blockDim.x);
+#pragma unroll 1
+  for (int j = from + static_cast<int>(threadIdx.x); j < n; j += t)
+    element(j);
+}
+
 } // namespace detail
 
 /// A one-shot push program on one rank: E the element type, N the world size,
@@ -1329,9 +1343,10 @@ private:
 
   /// FLAG chunked, all threads: `count` elements of `src` into the 16-byte
   /// units of each sub-region `to[d]` but `to[skip]`. Whole units of a
-  /// 16-byte aligned source move as vectors; the rest (a partial last unit,
-  /// an empty part's padding unit, every unit of an unaligned source)
-  /// element-wise, zero-padded.
+  /// 16-byte aligned source move as vectors; the rest element by element
+  /// (a partial last unit's other bytes are not written: a FLAG consumer
+  /// reads `count` elements, and the ready word, not the data, says the
+  /// part arrived).
   template <int D>
   COLLC_DEVICE_INLINE static void chunkCopyOut(const E *src, long long count,
                                                char *const (&to)[D],
@@ -1349,13 +1364,14 @@ private:
     detail::cta_units<kCopyUnroll>(
         whole, [&](int i) { return reinterpret_cast<const Pack16 *>(src)[i]; },
         store);
-    const bool aligned8 = (a & 7u) == 0;
-    detail::cta_units<1>(
-        static_cast<int>(unitsOf(n, 16)) - whole,
-        [&](int i) {
-          return load16(src, (long long)(whole + i) * kLanes16, n, aligned8);
-        },
-        [&](int i, const Pack16 &v) { store(whole + i, v); });
+    using Bits = typename W::Bits;
+    detail::cta_elements(whole * static_cast<int>(kLanes16), n, [&](int j) {
+      const Bits v = reinterpret_cast<const Bits *>(src)[j];
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < D; ++d)
+        if (d != skip)
+          reinterpret_cast<Bits *>(to[d])[j] = v;
+    });
   }
 
   /// FLAG chunked, all threads: the `count` elements of the units at `sub`
@@ -1372,14 +1388,10 @@ private:
         [&](int i, const Pack16 &v) {
           reinterpret_cast<Pack16 *>(dst)[i] = v;
         });
-    const bool aligned8 = (a & 7u) == 0;
-    const int units = (n + static_cast<int>(kLanes16) - 1) /
-                      static_cast<int>(kLanes16);
-    detail::cta_units<1>(
-        units - whole, [&](int i) { return from[whole + i]; },
-        [&](int i, const Pack16 &v) {
-          store16(dst, (long long)(whole + i) * kLanes16, n, aligned8, v);
-        });
+    using Bits = typename W::Bits;
+    detail::cta_elements(whole * static_cast<int>(kLanes16), n, [&](int j) {
+      reinterpret_cast<Bits *>(dst)[j] = reinterpret_cast<const Bits *>(sub)[j];
+    });
   }
 
   /// FLAG chunked reduce_take, all threads: this CTA's sub-region of every
@@ -1435,19 +1447,16 @@ private:
         dst);
   }
 
-  /// The elements [from, n) of a reduction no whole vector covered (a
-  /// partial last unit, or all of them when a buffer is not 16-byte
-  /// aligned), one element per thread at a time: `bits(q, j)` is source q's
-  /// element j. W::reduce1, the bits of the vector path; an eighth of the
-  /// code a per-unit tail takes (every source's lanes loaded one by one).
+  /// The elements [from, n) of a reduction no whole vector covered
+  /// (detail::cta_elements): `bits(q, j)` is source q's element j, reduced
+  /// by W::reduce1, the bits of the vector path.
   template <RedOp Op, class Bits>
   COLLC_DEVICE_INLINE static void reduceTail(int from, int n, Bits &&bits,
                                              E *dst) {
     auto *d = reinterpret_cast<typename W::Bits *>(dst);
-#pragma unroll 1
-    for (int j = from + static_cast<int>(threadIdx.x); j < n;
-         j += static_cast<int>(blockDim.x))
+    detail::cta_elements(from, n, [&](int j) {
       d[j] = W::template reduce1<Op, N>([&](int q) { return bits(q, j); });
+    });
   }
 
   /// Zero-copy: the word of region (slot, source) that says where the
@@ -1477,34 +1486,15 @@ private:
         base + (where & ((1ull << COLLC_WINDOW_SHIFT) - 1ull)));
   }
 
-  /// Zero-copy: the 16-byte unit of elements [i0, i0 + kLanes16) of a peer's
-  /// buffer (zero past `count`). L2 loads (ld.global.cg): the peer writes a
-  /// forwarded partition during this kernel, and a line of it this SM
-  /// cached for a neighbouring CTA's part could be stale in L1. One vector
-  /// when `vec` (src 16-byte aligned) and the unit is whole, else elements.
+  /// Zero-copy: 16-byte unit i of a peer's 16-byte aligned buffer. L2
+  /// loads (ld.global.cg), as every zero-copy load (the element-wise
+  /// tails' too): the peer writes a forwarded partition during this kernel,
+  /// and a line of it this SM cached for a neighbouring CTA's part could be
+  /// stale in L1.
   COLLC_DEVICE_INLINE static dev::sentinel::Pack16
   peerVector(const E *src, int i) {
     const ulonglong2 v = __ldcg(reinterpret_cast<const ulonglong2 *>(src) + i);
     return dev::sentinel::Pack16{v.x, v.y};
-  }
-  COLLC_DEVICE_INLINE static dev::sentinel::Pack16
-  peerLoad16(const E *src, long long i0, long long count, bool vec) {
-    if (vec && i0 + kLanes16 <= count) {
-      const ulonglong2 v = __ldcg(reinterpret_cast<const ulonglong2 *>(src + i0));
-      return dev::sentinel::Pack16{v.x, v.y};
-    }
-    using Bits = typename detail::Pick<
-        sizeof(E) == 1, unsigned char,
-        typename detail::Pick<sizeof(E) == 2, unsigned short,
-                              unsigned int>::type>::type;
-    u64 half[2] = {0, 0};
-    COLLC_PRAGMA_UNROLL
-    for (int j = 0; j < static_cast<int>(kLanes16); ++j)
-      if (i0 + j < count)
-        half[j / kLanes8] |=
-            static_cast<u64>(__ldcg(reinterpret_cast<const Bits *>(src + i0 + j)))
-            << (8u * sizeof(E) * static_cast<unsigned>(j % kLanes8));
-    return dev::sentinel::Pack16{half[0], half[1]};
   }
 
   /// Zero-copy, all threads of the CTA: `count` elements of a peer's `src`
@@ -1513,23 +1503,19 @@ private:
                                              long long count) {
     using dev::sentinel::Pack16;
     const long long n = count;
-    const bool vec = (reinterpret_cast<uintptr_t>(src) & 15u) == 0;
-    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
-    const bool dvec = (a & 15u) == 0, aligned8 = (a & 7u) == 0;
-    const int units = static_cast<int>((n + kLanes16 - 1) / kLanes16);
-    const int whole = vec && dvec ? static_cast<int>(n / kLanes16) : 0;
+    const uintptr_t any =
+        reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+    const int whole = (any & 15u) == 0 ? static_cast<int>(n / kLanes16) : 0;
     detail::cta_units<kCopyUnroll>(
         whole, [&](int i) { return peerVector(src, i); },
         [&](int i, const Pack16 &v) {
           reinterpret_cast<Pack16 *>(dst)[i] = v;
         });
-    detail::cta_units<1>(
-        units - whole,
-        [&](int i) {
-          return peerLoad16(src, (whole + i) * kLanes16, n, vec);
-        },
-        [&](int i, const Pack16 &v) {
-          store16(dst, (long long)(whole + i) * kLanes16, n, aligned8, v);
+    using Bits = typename W::Bits;
+    detail::cta_elements(
+        whole * static_cast<int>(kLanes16), static_cast<int>(n), [&](int j) {
+          reinterpret_cast<Bits *>(dst)[j] =
+              __ldcg(reinterpret_cast<const Bits *>(src) + j);
         });
   }
 
