@@ -1394,6 +1394,25 @@ private:
     });
   }
 
+  /// One 16-byte unit of every source, all loaded before any is reduced.
+  struct Units {
+    dev::sentinel::Pack16 v[N];
+  };
+
+  /// The units of every source reduced per 8-byte half (W::reduce).
+  template <RedOp Op>
+  COLLC_DEVICE_INLINE static dev::sentinel::Pack16
+  reduceUnits(const Units &u) {
+    u64 lo[N], hi[N];
+    COLLC_PRAGMA_UNROLL
+    for (int q = 0; q < N; ++q) {
+      lo[q] = u.v[q].lo;
+      hi[q] = u.v[q].hi;
+    }
+    return dev::sentinel::Pack16{W::template reduce<Op, N>(lo),
+                                 W::template reduce<Op, N>(hi)};
+  }
+
   /// FLAG chunked reduce_take, all threads: this CTA's sub-region of every
   /// source's region of slot `s`, reduced into the `count` elements of
   /// `dst`. Each thread loads every source's vectors of kReduceUnroll units
@@ -1403,9 +1422,6 @@ private:
   COLLC_DEVICE_INLINE void chunkReduceIn(int s, E *dst, long long count,
                                          const E *self = nullptr) const {
     using dev::sentinel::Pack16;
-    struct Units {
-      Pack16 v[N];
-    };
     const int n = static_cast<int>(count);
     char *const mine = myBuffer();
     const Pack16 *from[N];
@@ -1424,20 +1440,10 @@ private:
         u.v[q] = from[q][i];
       return u;
     };
-    auto reduce = [](const Units &u) {
-      u64 lo[N], hi[N];
-      COLLC_PRAGMA_UNROLL
-      for (int q = 0; q < N; ++q) {
-        lo[q] = u.v[q].lo;
-        hi[q] = u.v[q].hi;
-      }
-      return Pack16{W::template reduce<Op, N>(lo),
-                    W::template reduce<Op, N>(hi)};
-    };
     const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
     const int whole = (a & 15u) == 0 ? n / static_cast<int>(kLanes16) : 0;
     detail::cta_units<kReduceUnroll>(whole, load, [&](int i, const Units &u) {
-      reinterpret_cast<Pack16 *>(dst)[i] = reduce(u);
+      reinterpret_cast<Pack16 *>(dst)[i] = reduceUnits<Op>(u);
     });
     reduceTail<Op>(
         whole * static_cast<int>(kLanes16), n,
@@ -1526,24 +1532,11 @@ private:
   COLLC_DEVICE_INLINE static void peerReduceIn(const E *const (&from)[N],
                                                E *dst, long long count) {
     using dev::sentinel::Pack16;
-    struct Units {
-      Pack16 v[N];
-    };
     const long long n = count;
     uintptr_t any = reinterpret_cast<uintptr_t>(dst);
     COLLC_PRAGMA_UNROLL
     for (int q = 0; q < N; ++q)
       any |= reinterpret_cast<uintptr_t>(from[q]);
-    auto reduce = [](const Units &u) {
-      u64 lo[N], hi[N];
-      COLLC_PRAGMA_UNROLL
-      for (int q = 0; q < N; ++q) {
-        lo[q] = u.v[q].lo;
-        hi[q] = u.v[q].hi;
-      }
-      return Pack16{W::template reduce<Op, N>(lo),
-                    W::template reduce<Op, N>(hi)};
-    };
     // Every source and the destination 16-byte aligned: whole units as
     // vectors, unrolled; the rest (a partial last unit, or every element
     // of an unaligned call) element by element.
@@ -1558,7 +1551,7 @@ private:
           return u;
         },
         [&](int i, const Units &u) {
-          reinterpret_cast<Pack16 *>(dst)[i] = reduce(u);
+          reinterpret_cast<Pack16 *>(dst)[i] = reduceUnits<Op>(u);
         });
     reduceTail<Op>(
         whole * static_cast<int>(kLanes16), static_cast<int>(n),
