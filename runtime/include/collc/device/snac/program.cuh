@@ -148,11 +148,6 @@ template <typename E> struct Word {
       kBits == 64 ? ~0ull : ((1ull << (kBits == 64 ? 0 : kBits)) - 1ull);
   using Bits = typename dev::Elem<E>::Bits;
 
-  COLLC_DEVICE_INLINE static float lane(u64 w, int i) {
-    return dev::Elem<E>::toFloat(dev::Elem<E>::fromBits(
-        static_cast<Bits>((w >> (i * kBits)) & kMask)));
-  }
-
   /// Up to kLanes elements of src[i0 ..] (none at or past `count`); one 8-byte
   /// load when `aligned` (src is 8-byte aligned) and the word is whole.
   COLLC_DEVICE_INLINE static u64 load(const E *src, long long i0,
