@@ -339,7 +339,9 @@ class Program {
   /// on, and for 4-byte elements: the peers' pointers and alignment flags
   /// take the registers (kReduceUnroll spilled at 4 ranks, and for f32 at
   /// 2, 512 threads, sm_90). Two-shot (OutputByRow) at 2 ranks keeps 6:
-  /// with the peers read in place, 8 spilled 4 bytes (sm_90).
+  /// with the peers read in place, 8 spilled 4 bytes (sm_90). Measured
+  /// while each peer's alignment flag also took a register (peerReduceIn
+  /// now tests one OR of the addresses); not re-measured since.
   static constexpr int kPeerReduceUnrollMost =
       N <= 2 && sizeof(E) < 4 ? (OutputByRow ? 6 : kReduceUnrollMost)
       : N >= 8                ? 1
