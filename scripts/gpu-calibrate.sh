@@ -78,6 +78,8 @@ COLLC=${COLLC:-build/bin/collc}
 LIBRARY=${LIBRARY:-specs/collectives.coll}
 TABLE=${TABLE:-bench/collc-bench/seed-table.json}
 BENCH=bench/collc-bench/collc-bench
+# build_measurer, env_txt, machine_name.
+. scripts/lib/gpu-measurer.sh
 
 prepare() {
   [ -x "$COLLC" ] || {
@@ -121,39 +123,6 @@ prepare() {
   rm -rf "$DIR/dry-run"
   du -sh "$DIR" .deps
   echo "ready: carry [\"out/calibrate\", \".deps\"] and run scripts/gpu-calibrate.sh run on the GPU machine"
-}
-
-# Builds the runtime and the measurer into $build (log: $1): configures
-# only where $build has no build.ninja, then ninja (incremental).
-build_measurer() {
-  local log=$1 t0=$SECONDS
-  if [ ! -f "$build/build.ninja" ]; then
-    cmake -S bench/bandwidth -B "$build" -G Ninja \
-      -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$log" 2>&1 || {
-      tail -30 "$log"
-      exit 2
-    }
-  else
-    echo "gpu-calibrate: $build already configured" >"$log"
-  fi
-  ninja -C "$build" -j "$(nproc)" >>"$log" 2>&1 || {
-    tail -30 "$log"
-    exit 2
-  }
-  echo "gpu-calibrate: measurer $build/collc_bandwidth ready in $((SECONDS - t0)) s"
-}
-
-env_txt() {
-  date -u '+%Y-%m-%d %H:%M:%S UTC'
-  nvidia-smi --query-gpu=index,name,driver_version,compute_cap \
-    --format=csv,noheader
-  nvcc --version | tail -2
-  python3 --version
-}
-
-machine_name() {
-  echo "${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader |
-    head -1 | tr 'A-Z ' 'a-z-')}"
 }
 
 check() {

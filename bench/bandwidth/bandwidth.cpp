@@ -126,6 +126,9 @@
 
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
+#if COLLC_BENCH_NCCL
+#include <nccl.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -153,6 +156,8 @@ constexpr int kWarm = 2, kTimed = 5, kMaxCalls = 64, kMaxAdaptive = 1024;
 constexpr size_t kGuard = 128;
 constexpr uint16_t kPoison = 0xEEEE;
 
+using collc::bench::Row;
+
 int passed = 0, failed = 0, skipped = 0;
 FILE *json = nullptr;
 /// --no-copy: no copy baseline; --strict-force: a forced variant that does
@@ -164,6 +169,26 @@ int threadsOverride = 0, ctasOverride = 0;
 long long callsBytes = 64ll << 20;
 double minReplayUs = 2000;
 uint64_t seedCounter = 11;
+/// --gpus: rank q runs on GPU q % gpus (1: every rank shares GPU 0).
+int gpus = 1;
+int devOf(int q) { return q % gpus; }
+void useDevice(int q) { COLLC_CUDA_CHECK(cudaSetDevice(devOf(q))); }
+/// Waits for every GPU the ranks use.
+void syncAll() {
+  for (int d = 0; d < gpus; ++d) {
+    COLLC_CUDA_CHECK(cudaSetDevice(d));
+    COLLC_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
+/// Where a call's buffers lie: out of place (input and output buffers of
+/// their own) or in place, by NCCL's conventions (AllReduce send == recv,
+/// AllGather send == recv + rank * count, ReduceScatter recv == send +
+/// rank * count; AllToAll has none, in NCCL or collc).
+enum class Placement { OutOfPlace, InPlace };
+const char *placementName(Placement p) {
+  return p == Placement::InPlace ? "in_place" : "out_of_place";
+}
 
 //===----------------------------------------------------------------------===//
 // The collectives
@@ -600,36 +625,88 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
 // Timing
 //===----------------------------------------------------------------------===//
 
-/// Per-call microseconds of `calls` calls of `call(q)` per stream, each
-/// stream's captured into a graph of its own, the graphs replayed together:
-/// kWarm times, then kTimed between events on each stream; the slowest
-/// stream's span / (kTimed x calls). -1 when a call fails in the capture.
-double timeReplays(const std::vector<cudaStream_t> &streams, int calls,
-                   const std::function<bool(int)> &call) {
+/// A timed configuration: per-call microseconds, and what one call of rank
+/// 0 launched, read from its captured graph (kernel nodes: their number and
+/// their CTAs summed, per call); -1 where unknown.
+struct Timed {
+  double us = -1;
+  double ctas = -1, kernels = -1;
+};
+
+/// The kernel nodes of `g` and their CTAs; false when a node's parameters
+/// cannot be read.
+bool graphKernels(cudaGraph_t g, double &kernels, double &ctas) {
+  size_t count = 0;
+  CUDA(cudaGraphGetNodes(g, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  CUDA(cudaGraphGetNodes(g, nodes.data(), &count));
+  kernels = ctas = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    CUDA(cudaGraphNodeGetType(node, &type));
+    if (type != cudaGraphNodeTypeKernel)
+      continue;
+    cudaKernelNodeParams p{};
+    if (cudaGraphKernelNodeGetParams(node, &p) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    kernels += 1;
+    ctas += double(p.gridDim.x) * p.gridDim.y * p.gridDim.z;
+  }
+  return true;
+}
+
+/// Per-call microseconds of `calls` calls per rank: every rank's stream
+/// captured at once (`issue(i)` queues call i on every rank's stream; NCCL's
+/// ranks of one process must be queued in one group), the graphs replayed
+/// together: kWarm times, then kTimed between events on each stream; the
+/// slowest stream's span / (kTimed x calls). us -1 when a call fails in the
+/// capture.
+Timed timeReplays(const std::vector<cudaStream_t> &streams, int calls,
+                  const std::function<bool(int)> &issue) {
   const size_t n = streams.size();
+  Timed t;
+  std::vector<cudaGraph_t> graphs(n);
+  for (size_t q = 0; q < n; ++q) {
+    useDevice((int)q);
+    CUDA(cudaStreamBeginCapture(streams[q], cudaStreamCaptureModeThreadLocal));
+  }
+  bool ok = true;
+  for (int i = 0; i < calls && ok; ++i)
+    ok = issue(i);
+  for (size_t q = 0; q < n; ++q) {
+    useDevice((int)q);
+    CUDA(cudaStreamEndCapture(streams[q], &graphs[q]));
+  }
+  if (ok && graphKernels(graphs[0], t.kernels, t.ctas)) {
+    t.kernels /= calls;
+    t.ctas /= calls;
+  } else {
+    t.kernels = t.ctas = -1;
+  }
   std::vector<cudaGraphExec_t> execs(n);
   for (size_t q = 0; q < n; ++q) {
-    execs[q] = collc::bench::captureGraph(
-        streams[q], cudaStreamCaptureModeThreadLocal, [&] {
-          for (int i = 0; i < calls; ++i)
-            if (!call(static_cast<int>(q)))
-              return false;
-          return true;
-        });
-    if (!execs[q]) {
-      for (size_t p = 0; p < q; ++p)
-        CUDA(cudaGraphExecDestroy(execs[p]));
-      return -1;
+    if (ok) {
+      useDevice((int)q);
+      CUDA(cudaGraphInstantiate(&execs[q], graphs[q], 0));
     }
+    CUDA(cudaGraphDestroy(graphs[q]));
+  }
+  if (!ok) {
+    t.us = -1;
+    return t;
   }
   std::vector<cudaEvent_t> start(n), stop(n);
   for (size_t q = 0; q < n; ++q) {
+    useDevice((int)q);
     CUDA(cudaEventCreate(&start[q]));
     CUDA(cudaEventCreate(&stop[q]));
   }
   auto replay = [&](int times, bool timed) {
-    CUDA(cudaDeviceSynchronize());
+    syncAll();
     for (size_t q = 0; q < n; ++q) {
+      useDevice((int)q);
       if (timed)
         CUDA(cudaEventRecord(start[q], streams[q]));
       for (int i = 0; i < times; ++i)
@@ -637,7 +714,7 @@ double timeReplays(const std::vector<cudaStream_t> &streams, int calls,
       if (timed)
         CUDA(cudaEventRecord(stop[q], streams[q]));
     }
-    CUDA(cudaDeviceSynchronize());
+    syncAll();
   };
   replay(kWarm, false);
   replay(kTimed, true);
@@ -650,21 +727,22 @@ double timeReplays(const std::vector<cudaStream_t> &streams, int calls,
     CUDA(cudaEventDestroy(start[q]));
     CUDA(cudaEventDestroy(stop[q]));
   }
-  return most * 1000.0 / (kTimed * calls);
+  t.us = most * 1000.0 / (kTimed * calls);
+  return t;
 }
 
 /// timeReplays with `calls` calls per graph; where a replay took less than
 /// minReplayUs, again with enough calls for it (at most kMaxAdaptive),
 /// `calls` updated: short kernels are timed over milliseconds too.
-double timeAdaptive(const std::vector<cudaStream_t> &streams, int &calls,
-                    const std::function<bool(int)> &call) {
-  double us = timeReplays(streams, calls, call);
-  if (us > 0 && us * calls < minReplayUs && calls < kMaxAdaptive) {
+Timed timeAdaptive(const std::vector<cudaStream_t> &streams, int &calls,
+                   const std::function<bool(int)> &issue) {
+  Timed t = timeReplays(streams, calls, issue);
+  if (t.us > 0 && t.us * calls < minReplayUs && calls < kMaxAdaptive) {
     calls = std::min(kMaxAdaptive,
-                     std::max(calls + 1, (int)(minReplayUs / us) + 1));
-    us = timeReplays(streams, calls, call);
+                     std::max(calls + 1, (int)(minReplayUs / t.us) + 1));
+    t = timeReplays(streams, calls, issue);
   }
-  return us;
+  return t;
 }
 
 //===----------------------------------------------------------------------===//
@@ -677,45 +755,162 @@ struct Buffers {
   std::vector<cudaStream_t> streams;
   std::vector<uint16_t *> in, out;
   size_t elems = 0; // per buffer, guard band excluded
+  /// Allocated with ncclMemAlloc (NCCL's symmetric windows need it).
+  bool ncclMemory = false;
   // The copy baseline's source and destination per rank.
   std::vector<char *> src, dst;
   size_t copyCap = 0;
 };
 
+/// The ranks of one row: collc communicators, or NCCL's (a row whose module
+/// is "nccl"; its registered buffers are NCCL symmetric windows).
 struct Ranks {
   int n = 0;
   std::vector<collcComm_t> comms;
   /// Registered rows: window [w * n + q] of rank q (w 0: input, 1: output).
   std::vector<collcWindow_t> windows;
+  bool nccl = false;
+#if COLLC_BENCH_NCCL
+  std::vector<ncclComm_t> ncclComms;
+  std::vector<ncclWindow_t> ncclWindows;
+#endif
 };
+
+/// Whether `row` measures NCCL rather than a collc module.
+bool isNccl(const Row &row) { return row.module == "nccl"; }
+
+/// Rank q's send and receive buffers for a call of shape `s` in buffer set
+/// `b`, and where its output starts in `b.out[q]` (elements).
+struct CallBuffers {
+  const void *send;
+  void *recv;
+  size_t sendAt, outAt; // offsets in b.out[q] (in place), elements
+};
+CallBuffers buffersOf(const Buffers &b, const Coll &c, const Shape &s, int q,
+                      Placement where) {
+  if (where == Placement::OutOfPlace)
+    return {b.in[q], b.out[q], 0, 0};
+  uint16_t *base = b.out[q];
+  switch (c.kind) {
+  case Kind::AllGather:
+    return {base + q * s.count, base, q * s.count, 0};
+  case Kind::ReduceScatter:
+    return {base, base + q * s.count, 0, q * s.count};
+  default:
+    return {base, base, 0, 0};
+  }
+}
+
+#if COLLC_BENCH_NCCL
+/// Rank q's NCCL call (in the caller's group).
+ncclResult_t ncclCallOf(const Coll &c, const Shape &s, int q,
+                        const void *in, void *out, Ranks &r,
+                        cudaStream_t stream) {
+  ncclComm_t comm = r.ncclComms[q];
+  const size_t count = s.count;
+  switch (c.kind) {
+  case Kind::AllReduce:
+    return ncclAllReduce(in, out, count, ncclBfloat16, ncclSum, comm, stream);
+  case Kind::AllGather:
+    return ncclAllGather(in, out, count, ncclBfloat16, comm, stream);
+  case Kind::ReduceScatter:
+    return ncclReduceScatter(in, out, count, ncclBfloat16, ncclSum, comm,
+                             stream);
+  case Kind::AllToAll: {
+    // Grouped sends and receives (what nccl-tests' alltoall runs).
+    ncclResult_t res = ncclGroupStart();
+    for (int p = 0; p < s.n && res == ncclSuccess; ++p) {
+      res = ncclSend(static_cast<const uint16_t *>(in) + p * count, count,
+                     ncclBfloat16, p, comm, stream);
+      if (res == ncclSuccess)
+        res = ncclRecv(static_cast<uint16_t *>(out) + p * count, count,
+                       ncclBfloat16, p, comm, stream);
+    }
+    ncclResult_t end = ncclGroupEnd();
+    return res != ncclSuccess ? res : end;
+  }
+  }
+  return ncclInvalidArgument;
+}
+
+std::string ncclError(ncclResult_t res, const Ranks &r) {
+  std::string why = ncclGetErrorString(res);
+  const char *last = r.ncclComms.empty() ? nullptr
+                                         : ncclGetLastError(r.ncclComms[0]);
+  if (last && *last)
+    why += std::string(": ") + last;
+  return why;
+}
+#endif
+
+/// One call on every rank (NCCL's ranks in one group, as one thread drives
+/// them all); false with `why` when a rank's call is refused.
+bool issueAll(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
+              Placement where, std::string &why) {
+  if (r.nccl) {
+#if COLLC_BENCH_NCCL
+    ncclResult_t res = ncclGroupStart();
+    for (int q = 0; q < r.n && res == ncclSuccess; ++q) {
+      const CallBuffers cb = buffersOf(b, c, s, q, where);
+      res = ncclCallOf(c, s, q, cb.send, cb.recv, r, b.streams[q]);
+    }
+    ncclResult_t end = ncclGroupEnd();
+    if (res == ncclSuccess)
+      res = end;
+    if (res != ncclSuccess) {
+      why = "nccl: " + ncclError(res, r);
+      return false;
+    }
+    return true;
+#else
+    why = "built without NCCL";
+    return false;
+#endif
+  }
+  for (int q = 0; q < r.n; ++q) {
+    const CallBuffers cb = buffersOf(b, c, s, q, where);
+    useDevice(q);
+    if (callOf(c, s, q, cb.send, cb.recv, r.comms[q], b.streams[q]) !=
+        collcSuccess) {
+      why = "rank " + std::to_string(q) + " call: " + collcGetLastError();
+      return false;
+    }
+  }
+  return true;
+}
 
 /// The host side of the check: each rank's input, one output read back.
 std::vector<std::vector<uint16_t>> hostIn;
 std::vector<uint16_t> hostOut;
 
 /// Fresh inputs, poisoned outputs, one eager call per rank, every output
-/// element and the guard band bitwise.
+/// element and the guard band bitwise (in place: the buffer's elements
+/// outside the output, a ReduceScatter's other partitions, are not
+/// specified and not checked).
 bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
-               std::string &why) {
+               Placement where, std::string &why) {
   const int n = r.n;
+  const bool inPlace = where == Placement::InPlace;
   hostIn.resize(n);
   for (int q = 0; q < n; ++q) {
+    useDevice(q);
     hostIn[q].resize(s.inOf(q));
     fillInputs(hostIn[q], s.inOf(q), c.reduces);
-    CUDA(cudaMemcpy(b.in[q], hostIn[q].data(), s.inOf(q) * 2,
+    const CallBuffers cb = buffersOf(b, c, s, q, where);
+    const size_t bufElems =
+        inPlace ? std::max(s.inOf(q), s.outOf(q)) : s.outOf(q);
+    CUDA(cudaMemset(b.out[q], 0xEE, (bufElems + kGuard) * 2));
+    CUDA(cudaMemcpy(inPlace ? b.out[q] + cb.sendAt : b.in[q],
+                    hostIn[q].data(), s.inOf(q) * 2,
                     cudaMemcpyHostToDevice));
-    CUDA(cudaMemset(b.out[q], 0xEE, (s.outOf(q) + kGuard) * 2));
   }
-  CUDA(cudaDeviceSynchronize());
-  for (int q = 0; q < n; ++q)
-    if (callOf(c, s, q, b.in[q], b.out[q], r.comms[q], b.streams[q]) !=
-        collcSuccess) {
-      why = "rank " + std::to_string(q) + " call: " + collcGetLastError();
-      CUDA(cudaDeviceSynchronize());
-      return false;
-    }
-  CUDA(cudaDeviceSynchronize());
-  for (int q = 0; q < n; ++q) {
+  syncAll();
+  if (!issueAll(b, r, c, s, where, why)) {
+    syncAll();
+    return false;
+  }
+  syncAll();
+  for (int q = 0; q < n && !r.nccl; ++q) {
     collcResult_t async = collcSuccess;
     collcCommGetAsyncError(r.comms[q], &async);
     if (async != collcSuccess) {
@@ -725,7 +920,10 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
   }
   const size_t c0 = s.count;
   for (int q = 0; q < n; ++q) {
-    const size_t outElems = s.outOf(q), total = outElems + kGuard;
+    const CallBuffers cb = buffersOf(b, c, s, q, where);
+    const size_t outElems = s.outOf(q);
+    const size_t bufElems = inPlace ? std::max(s.inOf(q), outElems) : outElems;
+    const size_t total = bufElems + kGuard;
     hostOut.resize(total);
     CUDA(cudaMemcpy(hostOut.data(), b.out[q], total * 2,
                     cudaMemcpyDeviceToHost));
@@ -736,9 +934,8 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
         ++p;
       return p;
     };
+    // Output element i (of outElems) of rank q.
     auto want = [&](size_t i) -> uint16_t {
-      if (i >= outElems)
-        return kPoison;
       auto sum = [&](size_t at) {
         float acc = toFloat(hostIn[0][at]);
         for (int p = 1; p < n; ++p)
@@ -775,6 +972,15 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
       }
       return kPoison;
     };
+    // Buffer element i: the output's, poison in the guard band, anything
+    // elsewhere (in place only).
+    auto wrong = [&](size_t i) {
+      if (i >= bufElems)
+        return hostOut[i] != kPoison;
+      if (i >= cb.outAt && i < cb.outAt + outElems)
+        return hostOut[i] != want(i - cb.outAt);
+      return false;
+    };
     // The first wrong element of each block; the smallest of them.
     std::vector<size_t> firstBad(64, SIZE_MAX);
     const size_t per = (total + 63) / 64;
@@ -783,7 +989,7 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
         [&](size_t lo, size_t hi) {
           for (size_t t = lo; t < hi; ++t)
             for (size_t i = t * per; i < std::min(total, (t + 1) * per); ++i)
-              if (hostOut[i] != want(i)) {
+              if (wrong(i)) {
                 firstBad[t] = i;
                 break;
               }
@@ -791,11 +997,14 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
         total);
     const size_t bad = *std::min_element(firstBad.begin(), firstBad.end());
     if (bad != SIZE_MAX) {
-      char msg[200];
+      const bool guard = bad >= bufElems;
+      char msg[240];
       std::snprintf(msg, sizeof msg,
-                    "rank %d element %zu of %zu%s: got 0x%04x, want 0x%04x", q,
-                    bad, outElems, bad >= outElems ? " (guard band)" : "",
-                    hostOut[bad], want(bad));
+                    "rank %d %s %zu of %zu: got 0x%04x, want 0x%04x", q,
+                    guard ? "guard element" : "output element",
+                    guard ? bad - bufElems : bad - cb.outAt,
+                    guard ? kGuard : outElems, hostOut[bad],
+                    guard ? kPoison : want(bad - cb.outAt));
       why = msg;
       return false;
     }
@@ -803,10 +1012,35 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
   return true;
 }
 
-bool initRanks(Ranks &r, collcModule_t module, int n, std::string &error) {
+/// Whether two ranks of n share a GPU (NCCL refuses that).
+bool ranksShareGpu(int n) { return n > gpus; }
+
+bool initRanks(Ranks &r, const Row &row, collcModule_t module, int n,
+               std::string &error) {
   r.n = n;
+  r.nccl = isNccl(row);
+  std::vector<int> devices(n);
+  for (int q = 0; q < n; ++q)
+    devices[q] = devOf(q);
+  if (r.nccl) {
+#if COLLC_BENCH_NCCL
+    r.ncclComms.assign(n, nullptr);
+    ncclResult_t res = ncclCommInitAll(r.ncclComms.data(), n, devices.data());
+    if (res != ncclSuccess) {
+      error = "ncclCommInitAll: " + std::string(ncclGetErrorString(res));
+      if (const char *last = ncclGetLastError(nullptr); last && *last)
+        error += std::string(": ") + last;
+      r.ncclComms.clear();
+      return false;
+    }
+    return true;
+#else
+    error = "this collc_bandwidth was built without NCCL (nccl.h, "
+            "libnccl: see bench/bandwidth/CMakeLists.txt)";
+    return false;
+#endif
+  }
   r.comms.assign(n, nullptr);
-  std::vector<int> devices(n, 0);
   collcConfig_t config = COLLC_CONFIG_INITIALIZER;
   config.timeoutMs = 5000; // a stuck call: seconds, not hours
   if (collcCommInitAll(r.comms.data(), module, n, devices.data(), &config) !=
@@ -817,9 +1051,57 @@ bool initRanks(Ranks &r, collcModule_t module, int n, std::string &error) {
   return true;
 }
 
+#if COLLC_BENCH_NCCL
+/// f(q) on a thread per rank, all at once (NCCL's collective calls that
+/// one thread cannot drive for several ranks); the first failure's message.
+bool perRankThreads(int n, const std::function<ncclResult_t(int)> &f,
+                    const Ranks &r, std::string &error) {
+  std::vector<ncclResult_t> res(n, ncclSuccess);
+  std::vector<std::thread> pool;
+  for (int q = 0; q < n; ++q)
+    pool.emplace_back([&, q] {
+      if (cudaSetDevice(devOf(q)) != cudaSuccess) {
+        res[q] = ncclUnhandledCudaError;
+        return;
+      }
+      res[q] = f(q);
+    });
+  for (auto &t : pool)
+    t.join();
+  for (int q = 0; q < n; ++q)
+    if (res[q] != ncclSuccess) {
+      error = "rank " + std::to_string(q) + ": " + ncclError(res[q], r);
+      return false;
+    }
+  return true;
+}
+#endif
+
 /// Registers every rank's input, then every rank's output (the same order
-/// on every rank: window 0 the inputs, window 1 the outputs).
+/// on every rank: window 0 the inputs, window 1 the outputs); NCCL's as
+/// symmetric windows (NCCL_WIN_COLL_SYMMETRIC).
 bool registerBuffers(Ranks &r, Buffers &b, std::string &error) {
+  if (r.nccl) {
+#if COLLC_BENCH_NCCL
+    r.ncclWindows.assign(2 * r.n, nullptr);
+    for (int w = 0; w < 2; ++w)
+      if (!perRankThreads(
+              r.n,
+              [&](int q) {
+                void *ptr = w == 0 ? (void *)b.in[q] : (void *)b.out[q];
+                const size_t bytes = (w == 0 ? b.elems : b.elems + kGuard) * 2;
+                return ncclCommWindowRegister(r.ncclComms[q], ptr, bytes,
+                                              &r.ncclWindows[w * r.n + q],
+                                              NCCL_WIN_COLL_SYMMETRIC);
+              },
+              r, error))
+        return false;
+    return true;
+#else
+    error = "built without NCCL";
+    return false;
+#endif
+  }
   r.windows.assign(2 * r.n, nullptr);
   for (int w = 0; w < 2; ++w)
     for (int q = 0; q < r.n; ++q) {
@@ -838,6 +1120,22 @@ bool registerBuffers(Ranks &r, Buffers &b, std::string &error) {
 /// windows are destroyed, but the driver may run their user objects'
 /// destructors a little later: a refusal is retried for up to 2 s.
 bool deregisterBuffers(Ranks &r, std::string &error) {
+  if (r.nccl) {
+#if COLLC_BENCH_NCCL
+    syncAll();
+    for (int w = 0; w < 2 && !r.ncclWindows.empty(); ++w)
+      if (!perRankThreads(
+              r.n,
+              [&](int q) {
+                return ncclCommWindowDeregister(r.ncclComms[q],
+                                                r.ncclWindows[w * r.n + q]);
+              },
+              r, error))
+        return false;
+    r.ncclWindows.clear();
+#endif
+    return true;
+  }
   for (size_t i = 0; i < r.windows.size(); ++i) {
     if (!r.windows[i])
       continue;
@@ -858,7 +1156,16 @@ bool deregisterBuffers(Ranks &r, std::string &error) {
 }
 
 void finishRanks(Ranks &r, bool abort) {
-  CUDA(cudaDeviceSynchronize());
+  syncAll();
+  if (r.nccl) {
+#if COLLC_BENCH_NCCL
+    r.ncclWindows.clear(); // released with the communicators
+    for (ncclComm_t comm : r.ncclComms)
+      abort ? ncclCommAbort(comm) : ncclCommDestroy(comm);
+    r.ncclComms.clear();
+#endif
+    return;
+  }
   r.windows.clear(); // released with the communicators
   for (int q = 0; q < r.n; ++q)
     abort ? collcCommAbort(r.comms[q]) : collcCommDestroy(r.comms[q]);
@@ -895,6 +1202,7 @@ CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
   if (bytesPerRank + guard > b.copyCap) {
     for (int q = 0; q < b.n; ++q) {
       if (b.src.size() > (size_t)q) {
+        useDevice(q);
         CUDA(cudaFree(b.src[q]));
         CUDA(cudaFree(b.dst[q]));
       }
@@ -903,21 +1211,26 @@ CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
     b.dst.assign(b.n, nullptr);
     b.copyCap = bytesPerRank + guard;
     for (int q = 0; q < b.n; ++q) {
+      useDevice(q);
       CUDA(cudaMalloc(&b.src[q], b.copyCap));
       CUDA(cudaMalloc(&b.dst[q], b.copyCap));
       CUDA(collc::bench::launchFill(reinterpret_cast<uint32_t *>(b.src[q]),
                                     b.copyCap / 4, 1000 + q, nullptr));
     }
-    CUDA(cudaDeviceSynchronize());
+    syncAll();
   }
   // Once, checked: every word of every rank's copy, and the guard band.
-  for (int q = 0; q < b.n; ++q)
+  for (int q = 0; q < b.n; ++q) {
+    useDevice(q);
     CUDA(cudaMemset(b.dst[q], 0xEE, bytesPerRank + guard));
-  CUDA(cudaDeviceSynchronize());
-  for (int q = 0; q < b.n; ++q)
+  }
+  syncAll();
+  for (int q = 0; q < b.n; ++q) {
+    useDevice(q);
     CUDA(collc::bench::launchCopy(b.dst[q], b.src[q], bytesPerRank, ctas,
                                   threads, b.streams[q]));
-  CUDA(cudaDeviceSynchronize());
+  }
+  syncAll();
   std::vector<uint32_t> got((bytesPerRank + guard) / 4);
   char what[160];
   std::snprintf(what, sizeof what, "[copy %dx%d] %s n%d %zu bytes", ctas,
@@ -951,10 +1264,16 @@ CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
     }
   }
   ++passed;
-  res.us = timeAdaptive(b.streams, calls, [&](int q) {
-    return collc::bench::launchCopy(b.dst[q], b.src[q], bytesPerRank, ctas,
-                                    threads, b.streams[q]) == cudaSuccess;
-  });
+  res.us = timeAdaptive(b.streams, calls, [&](int) {
+              for (int q = 0; q < b.n; ++q) {
+                useDevice(q);
+                if (collc::bench::launchCopy(b.dst[q], b.src[q], bytesPerRank,
+                                             ctas, threads,
+                                             b.streams[q]) != cudaSuccess)
+                  return false;
+              }
+              return true;
+            }).us;
   if (res.us < 0) {
     std::printf("FAIL %s: capture\n", what);
     ++failed;
@@ -994,8 +1313,6 @@ CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
 // Driver
 //===----------------------------------------------------------------------===//
 
-using collc::bench::Row;
-
 std::vector<long long> parseList(const std::string &text) {
   std::vector<long long> out;
   std::stringstream ss(text);
@@ -1021,23 +1338,33 @@ bool forcesProgram(const Row &row) {
   return !row.force.empty() && row.force != "-" && row.force != "v1";
 }
 
-/// One (row, collective, ranks, size): check, time, copy, record. `bytes`
-/// is snapped (snapBytes), `requested` what --sizes asked for. False when
-/// the communicators must be re-created (a failed call or replay).
+/// One (row, collective, ranks, size, placement): check, time, copy,
+/// record. `bytes` is snapped (snapBytes), `requested` what --sizes asked
+/// for. False when the communicators must be re-created (a failed call or
+/// replay).
 bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
-             const Coll &c, size_t bytes, size_t requested, Parts parts) {
+             const Coll &c, size_t bytes, size_t requested, Parts parts,
+             Placement where) {
   const int n = r.n;
   const Shape s = shapeOf(c, bytes, n, parts);
-  char what[200];
-  std::snprintf(what, sizeof what, "[%s] %s%s%s n%d %zu bytes",
+  const bool inPlace = where == Placement::InPlace;
+  char what[240];
+  std::snprintf(what, sizeof what, "[%s] %s%s%s%s n%d %zu bytes",
                 row.label.c_str(), c.name, c.variable ? ":" : "",
-                c.variable ? partsName(parts) : "", n, s.bytes);
+                c.variable ? partsName(parts) : "",
+                inPlace ? " in-place" : "", n, s.bytes);
   // The bytes the runtime selects a program by (launch.cpp selectionBytes):
   // this rank's input; -1 for a call whose ranks know no size in common.
   const long long key = s.noCommonSize ? -1 : (long long)s.inputBytes;
-  const Routed k = routedKernel(m, c.name, n, s.inputBytes, row.force,
-                                row.registered(), s.noCommonSize);
-  if (strictForce && forcesProgram(row) && !k.program) {
+  Routed k;
+  if (r.nccl) {
+    k.name = "nccl";
+    k.by = "nccl";
+  } else {
+    k = routedKernel(m, c.name, n, s.inputBytes, row.force, row.registered(),
+                     s.noCommonSize);
+  }
+  if (!r.nccl && strictForce && forcesProgram(row) && !k.program) {
     // The runtime would run v1 here: never recorded as the variant.
     if (key >= 0)
       std::printf("SKIP %s (variant %s does not serve %lld bytes)\n", what,
@@ -1050,7 +1377,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
     return true;
   }
   std::string why;
-  if (!checkOnce(b, r, c, s, why)) {
+  if (!checkOnce(b, r, c, s, where, why)) {
     std::printf("FAIL %s: %s\n", what, why.c_str());
     ++failed;
     return false;
@@ -1058,17 +1385,17 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
   ++passed;
   int calls = (int)std::max<long long>(
       1, std::min<long long>(kMaxCalls, callsBytes / (long long)s.bytes));
-  const double us = timeAdaptive(b.streams, calls, [&](int q) {
-    return callOf(c, s, q, b.in[q], b.out[q], r.comms[q], b.streams[q]) ==
-           collcSuccess;
+  const Timed timed = timeAdaptive(b.streams, calls, [&](int) {
+    return issueAll(b, r, c, s, where, why);
   });
+  const double us = timed.us;
   if (us < 0) {
-    std::printf("FAIL %s: capture: %s\n", what, collcGetLastError());
+    std::printf("FAIL %s: capture: %s\n", what, why.c_str());
     ++failed;
     return false;
   }
   // A wait that expired inside the graph leaves an error, not a time.
-  for (int q = 0; q < n; ++q) {
+  for (int q = 0; q < n && !r.nccl; ++q) {
     collcResult_t async = collcSuccess;
     collcCommGetAsyncError(r.comms[q], &async);
     if (async != collcSuccess) {
@@ -1084,47 +1411,61 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
   const int threads = threadsOverride > 0 ? threadsOverride
                       : k.threads > 0     ? k.threads
                                           : 512;
-  const double traffic = n * rankTraffic(c.kind, (double)s.bytes, n, zeroCopy);
+  // collc's traffic model (NCCL's algorithms are its own: no model).
+  const double traffic =
+      r.nccl ? 0 : n * rankTraffic(c.kind, (double)s.bytes, n, zeroCopy);
   const size_t copyBytes = (size_t)(traffic / (2.0 * n)) / 16 * 16;
   const double algbw = s.bytes / us / 1e3, trafficGbs = traffic / us / 1e3;
+  const bool withCopy = !noCopy && !r.nccl;
   const CopyResult copy =
-      noCopy ? CopyResult()
-             : copyBaseline(b, c, s, ctas, threads, copyBytes, calls);
+      withCopy ? copyBaseline(b, c, s, ctas, threads, copyBytes, calls)
+               : CopyResult();
   const double ratio = copy.us > 0 ? trafficGbs / copy.trafficGbs : 0;
   char ofCopy[48] = "no copy";
-  if (!noCopy)
+  if (withCopy)
     std::snprintf(ofCopy, sizeof ofCopy, "%.1f%% of the copy", 100 * ratio);
   std::printf("bandwidth %s: %.2f us, algbw %.2f GB/s, traffic %.1f GB/s, "
-              "%s (%s %dx%d, %d calls per graph)\n",
+              "%s (%s %dx%d, %.1f CTAs in %.1f kernels per call, %d calls "
+              "per graph)\n",
               what, us, algbw, trafficGbs, ofCopy, k.name.c_str(), k.grid,
-              k.threads, calls);
+              k.threads, timed.ctas, timed.kernels, calls);
   if (json) {
+    const std::string buffers =
+        row.registered() ? (r.nccl ? "window" : "registered") : "ordinary";
+    char gpusText[64];
+    std::snprintf(gpusText, sizeof gpusText,
+                  gpus == 1 ? "one GPU" : "%d GPUs (rank q on GPU q %% %d)",
+                  gpus, gpus);
     std::fprintf(
         json,
         "{\"collective\": \"%s\", \"dtype\": \"bf16\", \"bytes\": %zu, "
         "\"requested_bytes\": %zu, \"key_bytes\": %lld, "
-        "\"nranks\": %d, \"implementation\": \"collc\", \"variant\": \"%s\", "
+        "\"nranks\": %d, \"gpus\": %d, \"implementation\": \"%s\", "
+        "\"variant\": \"%s\", \"placement\": \"%s\", "
         "\"partitions\": \"%s\", \"us\": %.4f, \"algbw_gbs\": %.4f, "
         "\"traffic_bytes\": %.0f, "
         "\"traffic_gbs\": %.4f, \"copy_traffic_gbs\": %.4f, "
         "\"copy_ratio\": %.4f, \"copy_ctas\": %d, \"copy_threads\": %d, "
         "\"kernel\": \"%s\", \"selected_by\": \"%s\", \"target\": \"%s\", "
-        "\"grid\": %d, \"threads\": %d, \"count\": %zu, \"calls_per_graph\": "
+        "\"grid\": %d, \"threads\": %d, \"ctas_per_call\": %.2f, "
+        "\"kernels_per_call\": %.2f, \"count\": %zu, \"calls_per_graph\": "
         "%d, \"machine\": \"%s\", \"date\": \"%s\", \"module\": \"%s\", "
         "\"force\": \"%s\", \"buffers\": \"%s\", \"checked\": \"bitwise\", "
         "\"traffic_model\": \"%s (bench/bandwidth/bandwidth.cpp)\", "
-        "\"method\": \"one GPU, ranks in one process (collcCommInitAll), one "
+        "\"method\": \"%s, ranks in one process (%s), one "
         "stream each, graph of %d calls per rank, %d warm-up and %d timed "
         "replays, max over ranks; bytes = the larger buffer per rank\"}\n",
-        c.name, s.bytes, requested, key, n, jsonEscape(row.label).c_str(),
+        c.name, s.bytes, requested, key, n, gpus, r.nccl ? "nccl" : "collc",
+        jsonEscape(row.label).c_str(), placementName(where),
         c.variable ? partsName(parts) : "fixed", us, algbw, traffic,
         trafficGbs, copy.us > 0 ? copy.trafficGbs : 0.0, ratio, ctas, threads,
-        k.name.c_str(), k.by, target.c_str(), k.grid, k.threads, s.count,
-        calls, machine.c_str(),
-        date.c_str(), jsonEscape(row.module).c_str(), row.force.c_str(),
-        row.registered() ? "registered" : "ordinary",
-        zeroCopy ? "zero-copy programs, read in place"
-                 : "chunked programs with staging",
+        k.name.c_str(), k.by, target.c_str(), k.grid, k.threads, timed.ctas,
+        timed.kernels, s.count, calls, machine.c_str(), date.c_str(),
+        jsonEscape(row.module).c_str(), row.force.c_str(), buffers.c_str(),
+        r.nccl     ? "none: NCCL's own algorithms"
+        : zeroCopy ? "zero-copy programs, read in place"
+                   : "chunked programs with staging",
+        gpusText, r.nccl ? "ncclCommInitAll, calls grouped" : "collcCommInitAll",
         calls, kWarm, kTimed);
     std::fflush(json);
   }
@@ -1154,6 +1495,7 @@ int main(int argc, char **argv) {
     if (!c.variable)
       colls.push_back(&c);
   std::vector<Parts> partsList = {Parts::Even, Parts::Skewed, Parts::Zero};
+  std::vector<Placement> placements = {Placement::OutOfPlace};
   // --plan: the (row label, collective, ranks, requested bytes) to measure.
   std::set<std::tuple<std::string, std::string, int, long long>> plan;
   std::set<std::pair<std::string, int>> planRowRanks;
@@ -1197,7 +1539,22 @@ int main(int argc, char **argv) {
                             : name == "skewed" ? Parts::Skewed
                                                : Parts::Zero);
       }
-    } else if (const char *v = value("--ctas="))
+    } else if (const char *v = value("--placement=")) {
+      placements.clear();
+      std::stringstream ss(v);
+      std::string name;
+      while (std::getline(ss, name, ',')) {
+        if (name != "out" && name != "in") {
+          std::printf("FATAL unknown placement '%s' (out, in)\n",
+                      name.c_str());
+          return 2;
+        }
+        placements.push_back(name == "in" ? Placement::InPlace
+                                          : Placement::OutOfPlace);
+      }
+    } else if (const char *v = value("--gpus="))
+      gpus = std::atoi(v);
+    else if (const char *v = value("--ctas="))
       ctasOverride = std::atoi(v);
     else if (const char *v = value("--threads="))
       threadsOverride = std::atoi(v);
@@ -1256,6 +1613,13 @@ int main(int argc, char **argv) {
                 threadsOverride);
     return 2;
   }
+  int devices = 0;
+  CUDA(cudaGetDeviceCount(&devices));
+  if (gpus < 1 || gpus > devices) {
+    std::printf("FATAL --gpus=%d: this machine has %d GPU(s)\n", gpus,
+                devices);
+    return 2;
+  }
   // A hang is reported by the process's end, not the caller's; every record
   // written so far is in the JSON file already.
   alarm(alarmSeconds);
@@ -1264,6 +1628,23 @@ int main(int argc, char **argv) {
   if (!collc::bench::readRows(argv[1], rows)) {
     std::printf("FATAL cannot read rows file %s\n", argv[1]);
     return 2;
+  }
+  for (const Row &row : rows) {
+    if (!isNccl(row))
+      continue;
+    // NEVER NVLink multicast on the GPU machines (DESIGN.md).
+    const char *nvls = std::getenv("NCCL_NVLS_ENABLE");
+    if (!nvls || std::string(nvls) != "0") {
+      std::printf("FATAL [%s]: NCCL rows need NCCL_NVLS_ENABLE=0 in the "
+                  "environment (no NVLink multicast)\n",
+                  row.label.c_str());
+      return 2;
+    }
+    if (!row.force.empty() && row.force != "-") {
+      std::printf("FATAL [%s]: an NCCL row forces nothing ('-'), not '%s'\n",
+                  row.label.c_str(), row.force.c_str());
+      return 2;
+    }
   }
   long long most = 0;
   for (long long s : sizes)
@@ -1275,21 +1656,28 @@ int main(int argc, char **argv) {
   CUDA(cudaDriverGetVersion(&driver));
   // For the callers' records (collc-bench: the policy table's header).
   std::printf("driver %d\ngpu %s\n", driver, prop.name);
-  std::printf("%s, %d SMs; %zu rows, ranks", prop.name,
-              prop.multiProcessorCount, rows.size());
+#if COLLC_BENCH_NCCL
+  int ncclVersion = 0;
+  ncclGetVersion(&ncclVersion);
+  std::printf("nccl %d\n", ncclVersion);
+#endif
+  std::printf("%s, %d SMs, %d GPU(s) used; %zu rows, ranks", prop.name,
+              prop.multiProcessorCount, gpus, rows.size());
   for (long long n : ranks)
     std::printf(" %lld", n);
   std::printf(", sizes up to %lld bytes\n", most);
 
   // Sizes whose snapping was printed (once, not per row).
   std::set<std::tuple<std::string, int, int, long long>> snapNoted;
-  // Device buffers per world size, kept across rows.
-  std::map<int, Buffers> buffers;
-  auto buffersFor = [&](int n) -> Buffers & {
-    Buffers &b = buffers[n];
+  // Device buffers per (world size, NCCL memory), kept across rows: NCCL's
+  // windows need ncclMemAlloc's memory, collc's registration cudaMalloc's.
+  std::map<std::pair<int, bool>, Buffers> buffers;
+  auto buffersFor = [&](int n, bool ncclMemory) -> Buffers & {
+    Buffers &b = buffers[{n, ncclMemory}];
     if (b.n == n)
       return b;
     b.n = n;
+    b.ncclMemory = ncclMemory;
     // A snapped size may lie up to half a unit (8 n bytes) above the
     // largest requested.
     b.elems = (size_t)most / 2 + 64 + 8 * (size_t)n;
@@ -1297,7 +1685,20 @@ int main(int argc, char **argv) {
     b.in.resize(n);
     b.out.resize(n);
     for (int q = 0; q < n; ++q) {
+      useDevice(q);
       CUDA(cudaStreamCreateWithFlags(&b.streams[q], cudaStreamNonBlocking));
+#if COLLC_BENCH_NCCL
+      if (ncclMemory) {
+        if (ncclMemAlloc((void **)&b.in[q], b.elems * 2) != ncclSuccess ||
+            ncclMemAlloc((void **)&b.out[q], (b.elems + kGuard) * 2) !=
+                ncclSuccess) {
+          std::printf("FATAL ncclMemAlloc of %zu bytes failed\n",
+                      b.elems * 2);
+          std::exit(2);
+        }
+        continue;
+      }
+#endif
       CUDA(cudaMalloc(&b.in[q], b.elems * 2));
       CUDA(cudaMalloc(&b.out[q], (b.elems + kGuard) * 2));
     }
@@ -1306,14 +1707,16 @@ int main(int argc, char **argv) {
 
   for (const Row &row : rows) {
     collcModule_t module = nullptr;
-    if (collcModuleLoad(&module, row.module.c_str()) != collcSuccess) {
+    nlohmann::json manifest;
+    if (isNccl(row)) {
+      // NCCL: no module, no manifest, no forcing.
+    } else if (collcModuleLoad(&module, row.module.c_str()) != collcSuccess) {
       std::printf("FAIL [%s] module %s: %s\n", row.label.c_str(),
                   row.module.c_str(), collcGetLastError());
       ++failed;
       continue;
     }
-    nlohmann::json manifest;
-    {
+    if (!isNccl(row)) {
       std::ifstream f(row.module);
       manifest = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
       if (manifest.is_discarded() && strictForce) {
@@ -1340,7 +1743,14 @@ int main(int argc, char **argv) {
         continue;
       Ranks r;
       std::string error;
-      if (!initRanks(r, module, n, error)) {
+      if (isNccl(row) && ranksShareGpu(n)) {
+        // NCCL refuses two ranks on one GPU ("Duplicate GPU detected").
+        std::printf("SKIP [%s] n%d: NCCL needs a GPU per rank (%d GPU(s) "
+                    "used)\n",
+                    row.label.c_str(), n, gpus);
+        continue;
+      }
+      if (!initRanks(r, row, module, n, error)) {
         if (error.find("has no kernel for " + std::to_string(n) + " ranks") !=
             std::string::npos) {
           std::printf("SKIP [%s] n%d: %s\n", row.label.c_str(), n,
@@ -1352,7 +1762,7 @@ int main(int argc, char **argv) {
         ++failed;
         continue;
       }
-      Buffers &b = buffersFor(n);
+      Buffers &b = buffersFor(n, isNccl(row) && row.registered());
       bool alive = true;
       if (row.registered() && !registerBuffers(r, b, error)) {
         std::printf("FAIL [%s] n%d: collcCommRegister: %s\n",
@@ -1381,11 +1791,21 @@ int main(int argc, char **argv) {
                         c->name, c->variable ? ":" : "",
                         c->variable ? partsName(parts) : "", n, bytes,
                         snapped);
-          if (measure(b, r, row, manifest, *c, snapped, (size_t)bytes, parts))
+          bool ok = true;
+          for (Placement where : placements) {
+            if (where == Placement::InPlace &&
+                (c->variable || c->kind == Kind::AllToAll))
+              continue; // no in-place convention (NCCL's, collc's)
+            ok = measure(b, r, row, manifest, *c, snapped, (size_t)bytes,
+                         parts, where);
+            if (!ok)
+              break;
+          }
+          if (ok)
             continue;
           // The communicators refuse calls after an error: new ones.
           finishRanks(r, /*abort=*/true);
-          if (!initRanks(r, module, n, error) ||
+          if (!initRanks(r, row, module, n, error) ||
               (row.registered() && !registerBuffers(r, b, error))) {
             std::printf("FAIL [%s] n%d: collcCommInitAll again: %s\n",
                         row.label.c_str(), n, error.c_str());
@@ -1402,13 +1822,24 @@ int main(int argc, char **argv) {
       if (alive)
         finishRanks(r, /*abort=*/false);
     }
-    collcModuleDestroy(module);
+    if (module)
+      collcModuleDestroy(module);
   }
-  CUDA(cudaDeviceSynchronize());
-  for (auto &[n, b] : buffers) {
+  syncAll();
+  for (auto &[key, b] : buffers) {
+    const int n = key.first;
     for (int q = 0; q < n; ++q) {
-      CUDA(cudaFree(b.in[q]));
-      CUDA(cudaFree(b.out[q]));
+      useDevice(q);
+#if COLLC_BENCH_NCCL
+      if (b.ncclMemory) {
+        ncclMemFree(b.in[q]);
+        ncclMemFree(b.out[q]);
+      } else
+#endif
+      {
+        CUDA(cudaFree(b.in[q]));
+        CUDA(cudaFree(b.out[q]));
+      }
       if (b.src.size() > (size_t)q) {
         CUDA(cudaFree(b.src[q]));
         CUDA(cudaFree(b.dst[q]));

@@ -12,7 +12,10 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
               one_shot:ll16   1.5  + 8e-5   K
               one_shot:flag   8    + 4e-6   K   (zero-copy: 6 + 2e-6 K)
 
-with K the key (the rank's input bytes). The routing is the measurer's
+with K the key (the rank's input bytes); in place 1 us more. Rows whose
+module is "nccl" (collc-bench --run): 15 + 1e-5 K us, in a window 12 +
+1e-5 K, SKIP where two ranks share a GPU (n > --gpus), as the measurer.
+The routing is the measurer's
 (routedKernel): with --strict-force a forced variant that serves no call of
 the size prints SKIP. FAKE_FAIL="label|collective|ranks|bytes" makes that
 measurement print a FAIL line and write no record.
@@ -105,6 +108,8 @@ def main():
         else:
             flags.add(a)
     ranks = [int(x) for x in opts["--ranks"].split(",")]
+    gpus = int(opts.get("--gpus", "1"))
+    placements = opts.get("--placement", "out").split(",")
     sizes = [int(x) for x in opts["--sizes"].split(",")]
     colls = opts["--collectives"].split(",")
     plan = None
@@ -126,9 +131,15 @@ def main():
     print("Fake H200, 132 SMs; %d rows" % len(rows))
     passed = failed = skipped = 0
     for label, module, force, buffers in rows:
-        manifest = json.load(open(module))
+        nccl = module == "nccl"
+        manifest = {} if nccl else json.load(open(module))
         for n in ranks:
-            for coll in colls:
+            if nccl and n > gpus:
+                print("SKIP [%s] n%d: NCCL needs a GPU per rank (%d GPU(s) "
+                      "used)" % (label, n, gpus))
+                continue
+            for coll, where in [(c, p) for c in colls for p in placements
+                                if p == "out" or c != "all_to_all"]:
                 seen = set()
                 for req in sizes:
                     if plan is not None and (label, coll, n, req) not in plan:
@@ -138,11 +149,16 @@ def main():
                         continue
                     seen.add(size)
                     key = size // n if coll == "all_gather" else size
-                    what = "[%s] %s n%d %d bytes" % (label, coll, n, size)
-                    program, k, by = routed(
-                        manifest, coll, n, key, force,
-                        buffers == "registered",
-                        opts.get("--target", "sm_90"))
+                    what = "[%s] %s%s n%d %d bytes" % (
+                        label, coll, " in-place" if where == "in" else "", n,
+                        size)
+                    if nccl:
+                        program, k, by = None, {"name": "nccl"}, "nccl"
+                    else:
+                        program, k, by = routed(
+                            manifest, coll, n, key, force,
+                            buffers == "registered",
+                            opts.get("--target", "sm_90"))
                     if ("--strict-force" in flags and force not in
                             ("", "-", "v1") and program is None):
                         print("SKIP %s (variant %s does not serve %d bytes)"
@@ -155,18 +171,28 @@ def main():
                         failed += 1
                         continue
                     passed += 1
-                    a, b = MODELS[(coll, k["name"])]
-                    us = round(a + b * key, 4)
+                    if nccl:
+                        a, b = (12 if buffers == "registered" else 15), 1e-5
+                    else:
+                        a, b = MODELS[(coll, k["name"])]
+                    us = round(a + b * key + (where == "in"), 4)
                     print("bandwidth %s: %.2f us (%s)" % (what, us,
                                                           k["name"]))
                     out.write(json.dumps({
                         "collective": coll, "dtype": "bf16", "bytes": size,
                         "requested_bytes": req, "key_bytes": key,
-                        "nranks": n, "implementation": "collc",
+                        "nranks": n, "gpus": gpus,
+                        "implementation": "nccl" if nccl else "collc",
                         "variant": label, "partitions": "fixed", "us": us,
+                        "algbw_gbs": round(size / us / 1e3, 4),
+                        "placement": "in_place" if where == "in"
+                        else "out_of_place",
+                        "ctas_per_call": 24 if nccl else 16,
                         "kernel": k["name"], "selected_by": by,
                         "force": force,
-                        "buffers": buffers, "module": module,
+                        "buffers": ("window" if nccl and buffers ==
+                                    "registered" else buffers),
+                        "module": module,
                         "machine": opts.get("--machine", "unknown"),
                         "date": opts.get("--date", "unknown"),
                         "checked": "bitwise"}) + "\n")

@@ -1,0 +1,38 @@
+# Helpers of the GPU scripts that run bench/bandwidth's measurer
+# (scripts/gpu-calibrate.sh, scripts/gpu-bench.sh); sourced from the
+# repository's root.
+
+# Builds the runtime and the measurer into $build (log: $1): configures
+# only where $build has no build.ninja, then ninja (incremental). NCCL: the
+# system's, or NCCL_ROOT's (bench/bandwidth/CMakeLists.txt).
+build_measurer() {
+  local log=$1 t0=$SECONDS
+  if [ ! -f "$build/build.ninja" ]; then
+    cmake -S bench/bandwidth -B "$build" -G Ninja \
+      -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" \
+      ${NCCL_ROOT:+-DNCCL_ROOT="$NCCL_ROOT"} >"$log" 2>&1 || {
+      tail -30 "$log"
+      exit 2
+    }
+  else
+    echo "${0##*/}: $build already configured" >"$log"
+  fi
+  ninja -C "$build" -j "$(nproc)" >>"$log" 2>&1 || {
+    tail -30 "$log"
+    exit 2
+  }
+  echo "${0##*/}: measurer $build/collc_bandwidth ready in $((SECONDS - t0)) s"
+}
+
+env_txt() {
+  date -u '+%Y-%m-%d %H:%M:%S UTC'
+  nvidia-smi --query-gpu=index,name,driver_version,compute_cap \
+    --format=csv,noheader
+  nvcc --version | tail -2
+  python3 --version
+}
+
+machine_name() {
+  echo "${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader |
+    head -1 | tr 'A-Z ' 'a-z-')}"
+}
