@@ -124,6 +124,7 @@
 #include "graph_timing.h"
 #include "rows.h"
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 #if COLLC_BENCH_NCCL
@@ -646,13 +647,13 @@ bool graphKernels(cudaGraph_t g, double &kernels, double &ctas) {
     CUDA(cudaGraphNodeGetType(node, &type));
     if (type != cudaGraphNodeTypeKernel)
       continue;
-    cudaKernelNodeParams p{};
-    if (cudaGraphKernelNodeGetParams(node, &p) != cudaSuccess) {
-      cudaGetLastError();
+    // The driver's view: the runtime's cudaGraphKernelNodeGetParams
+    // refuses kernels launched through the driver API (collc's, NCCL's).
+    CUDA_KERNEL_NODE_PARAMS p{};
+    if (cuGraphKernelNodeGetParams(node, &p) != CUDA_SUCCESS)
       return false;
-    }
     kernels += 1;
-    ctas += double(p.gridDim.x) * p.gridDim.y * p.gridDim.z;
+    ctas += double(p.gridDimX) * p.gridDimY * p.gridDimZ;
   }
   return true;
 }
