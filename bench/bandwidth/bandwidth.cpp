@@ -545,6 +545,19 @@ const nlohmann::json *tableVariant(const nlohmann::json &m, const char *coll,
   return choice->contains("variant") ? &(*choice)["variant"] : nullptr;
 }
 
+/// Whether variant name `v` ("<variant>:<encoding>", or with ":staged": never
+/// a zero-copy twin) names program `p` of the manifest, as the runtime's
+/// VariantName::names.
+bool namesProgram(const std::string &v, const nlohmann::json &p) {
+  static const std::string kStaged = ":staged";
+  const bool staged = v.size() > kStaged.size() &&
+                      v.compare(v.size() - kStaged.size(), kStaged.size(),
+                                kStaged) == 0;
+  const std::string base = staged ? v.substr(0, v.size() - kStaged.size()) : v;
+  return base == p.value("variant", "") + ":" + p.value("encoding", "") &&
+         !(staged && p.contains("registered"));
+}
+
 /// As the runtime routes (docs/runtime.md): with COLLC_FORCE_VARIANT unset
 /// and a policy_table entry for (--target, n, coll, buffers), the table's
 /// variant for the call's key: its first program (manifest order) whose
@@ -586,9 +599,7 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
     // A zero-copy program runs only for registered buffers.
     if (p.contains("registered") && !registered)
       continue;
-    const std::string name =
-        p.value("variant", "") + ":" + p.value("encoding", "");
-    if (forced && force != name)
+    if (forced && !namesProgram(force, p))
       continue;
     if (!p.contains("band") || !p["band"].is_array() || p["band"].size() != 2)
       continue;
@@ -600,7 +611,8 @@ Routed routedKernel(const nlohmann::json &m, const char *coll, int n,
       continue;
     if (!program)
       program = &k;
-    if (!byTable && !noCommonSize && name == tableChoice)
+    if (!byTable && !noCommonSize && !tableChoice.empty() &&
+        namesProgram(tableChoice, p))
       byTable = &k;
   }
   if (forced)

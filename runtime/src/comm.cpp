@@ -299,12 +299,13 @@ collcResult_t parseForce(const char *text, const char *source,
     out.kind = v.v1 ? ForceVariant::V1 : ForceVariant::Program;
     out.variant = v.variant;
     out.encoding = v.encoding;
+    out.staged = v.staged;
     return collcSuccess;
   }
   return COLLC_FAIL(collcInvalidArgument,
-                    "%s is '%s'; expected 'v1' or '<variant>:<encoding>' with "
-                    "an encoding of flag, ll16 or sentinel (e.g. "
-                    "'one_shot:ll16'), or unset",
+                    "%s is '%s'; expected 'v1' or "
+                    "'<variant>:<encoding>[:staged]' with an encoding of "
+                    "flag, ll16 or sentinel (e.g. 'one_shot:ll16'), or unset",
                     source, text);
 }
 } // namespace
@@ -339,7 +340,8 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
         force.kind == ForceVariant::None ||
         (force.kind == ForceVariant::Program &&
          k.program.variant == force.variant &&
-         k.program.encoding == force.encoding);
+         k.program.encoding == force.encoding &&
+         !(force.staged && k.program.registered));
     // Every type it serves (a copy's bytes kernel: all of its collective's).
     for (int t = 0; t < collcNumTypes; ++t) {
       if (!k.servesType(typeName((collcDataType_t)t)))

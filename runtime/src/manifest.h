@@ -118,19 +118,24 @@ struct KernelInfo {
 };
 
 /// A variant as COLLC_FORCE_VARIANT and policy tables name it: "v1" (the
-/// schedule's kernel), or "<variant>:<encoding>" (e.g. "one_shot:ll16").
+/// schedule's kernel), "<variant>:<encoding>" (e.g. "one_shot:ll16"; with
+/// registered buffers its zero-copy twin where it has one), or
+/// "<variant>:<encoding>:staged" (its staged programs only: with registered
+/// buffers the staged program can be the faster one).
 struct VariantName {
   bool v1 = false;
   std::string variant;
   int encoding = COLLC_ENCODING_FLAG; // COLLC_ENCODING_*
+  bool staged = false;
   /// Whether program `g` is this variant (never for v1).
   bool names(const ProgramInfo &g) const {
-    return !v1 && g.variant == variant && g.encoding == encoding;
+    return !v1 && g.variant == variant && g.encoding == encoding &&
+           !(staged && g.registered);
   }
   std::string spelling() const;
 };
 
-/// Parses a variant name; false for anything but the two forms above.
+/// Parses a variant name; false for anything but the forms above.
 bool parseVariantName(const std::string &text, VariantName &out);
 
 /// One interval of a policy table's selection: the variant that serves

@@ -23,7 +23,8 @@ using namespace collc;
 using namespace collc::detail;
 
 std::string VariantName::spelling() const {
-  return v1 ? "v1" : variant + ":" + encodingName(encoding);
+  return v1 ? "v1"
+            : variant + ":" + encodingName(encoding) + (staged ? ":staged" : "");
 }
 
 bool collc::parseVariantName(const std::string &text, VariantName &out) {
@@ -35,7 +36,14 @@ bool collc::parseVariantName(const std::string &text, VariantName &out) {
   const size_t colon = text.find(':');
   if (colon == std::string::npos || colon == 0)
     return false;
-  const std::string encoding = text.substr(colon + 1);
+  std::string encoding = text.substr(colon + 1);
+  static const std::string kStaged = ":staged";
+  if (encoding.size() > kStaged.size() &&
+      encoding.compare(encoding.size() - kStaged.size(), kStaged.size(),
+                       kStaged) == 0) {
+    encoding.resize(encoding.size() - kStaged.size());
+    out.staged = true;
+  }
   for (int e :
        {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16, COLLC_ENCODING_SENTINEL})
     if (encoding == encodingName(e)) {
@@ -43,6 +51,7 @@ bool collc::parseVariantName(const std::string &text, VariantName &out) {
       out.encoding = e;
       return true;
     }
+  out = VariantName();
   return false;
 }
 
@@ -79,8 +88,8 @@ VariantName variantField(Reader &r, const json &obj,
   const std::string text = r.str(obj, "variant", where);
   if (r.error.empty() && !parseVariantName(text, v))
     r.fail(where + ": variant " + quote(text) +
-           " is not 'v1' or '<variant>:<encoding>' with an encoding of "
-           "flag, ll16 or sentinel");
+           " is not 'v1' or '<variant>:<encoding>[:staged]' with an "
+           "encoding of flag, ll16 or sentinel");
   return v;
 }
 

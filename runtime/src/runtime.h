@@ -80,6 +80,8 @@ struct ForceVariant {
   enum Kind { None, V1, Program } kind = None;
   std::string variant;
   int encoding = 0;
+  /// "<variant>:<encoding>:staged": never its zero-copy twin.
+  bool staged = false;
 };
 
 /// Parses a COLLC_FORCE_VARIANT value (NULL or "" is None); a malformed one

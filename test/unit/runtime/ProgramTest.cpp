@@ -356,14 +356,22 @@ TEST(ForceVariantTest, MalformedValuesAreRefused) {
   EXPECT_EQ(f.kind, collc::ForceVariant::Program);
   EXPECT_EQ(f.variant, "one_shot");
   EXPECT_EQ(f.encoding, COLLC_ENCODING_LL16);
+  EXPECT_FALSE(f.staged);
+  EXPECT_EQ(collc::parseForceVariant("one_shot:flag:staged", f), collcSuccess);
+  EXPECT_EQ(f.kind, collc::ForceVariant::Program);
+  EXPECT_EQ(f.variant, "one_shot");
+  EXPECT_EQ(f.encoding, COLLC_ENCODING_FLAG);
+  EXPECT_TRUE(f.staged);
   for (const char *bad : {"v2", "one_shot", "one_shot:ll", ":ll16",
-                          "one_shot:"}) {
+                          "one_shot:", "one_shot:staged",
+                          "one_shot:flag:stage", "one_shot:flag:staged:"}) {
     EXPECT_EQ(collc::parseForceVariant(bad, f), collcInvalidArgument) << bad;
     const std::string error = lastError();
     EXPECT_TRUE(contains(error, std::string("COLLC_FORCE_VARIANT is '") +
                                     bad + "'"))
         << error;
-    EXPECT_TRUE(contains(error, "'v1' or '<variant>:<encoding>'")) << error;
+    EXPECT_TRUE(contains(error, "'v1' or '<variant>:<encoding>[:staged]'"))
+        << error;
   }
 }
 
@@ -555,10 +563,9 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
   expectRefused({bad.text()}, {"region_bytes is 2097280", "needs 2097408"});
 }
 
-TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
-  // The zero-copy twin before the chunked program, the same band: a call
-  // runs it only when the buffers it names are registered.
-  ProgramEntry zc, chunked;
+/// The two-shot flag AllReduce at 2 ranks (f32) above 1 MiB twice: its
+/// zero-copy twin (both buffers registered) and its staged chunked program.
+void twoShotTwins(ProgramEntry &zc, ProgramEntry &chunked) {
   for (ProgramEntry *e : {&zc, &chunked}) {
     e->variant = "two_shot";
     e->encoding = "flag";
@@ -579,6 +586,13 @@ TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
       COLLC_ENCODING_FLAG, collcRxInPlacePayloadBytes(zc.grid), zc.grid);
   EXPECT_EQ(zc.region, 3 * 128);
   zc.rx = 2 * (long long)collcRxBytes(2, 2, zc.region);
+}
+
+TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
+  // The zero-copy twin before the chunked program, the same band: a call
+  // runs it only when the buffers it names are registered.
+  ProgramEntry zc, chunked;
+  twoShotTwins(zc, chunked);
   collcModule_t m = nullptr;
   ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}), &m),
             collcSuccess)
@@ -599,6 +613,16 @@ TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
     EXPECT_EQ(pick(collc::ProgramInfo::kRegisteredInput |
                    collc::ProgramInfo::kRegisteredOutput),
               zc.name);
+    // Forced: the variant's name takes the twin; ":staged" never does.
+    const unsigned both = collc::ProgramInfo::kRegisteredInput |
+                          collc::ProgramInfo::kRegisteredOutput;
+    EXPECT_EQ(collc::test::routeOf(comm, "two_shot:flag", 1ll << 28, both),
+              zc.name);
+    EXPECT_EQ(
+        collc::test::routeOf(comm, "two_shot:flag:staged", 1ll << 28, both),
+        chunked.name);
+    EXPECT_EQ(collc::test::routeOf(comm, "two_shot:flag:staged", 1ll << 28),
+              chunked.name);
   }
   collcModuleDestroy(m);
 
@@ -874,6 +898,43 @@ TEST_F(PolicyRouting, ForcingOverridesTheTable) {
   EXPECT_EQ(route("v1", 100), kV1);
   // Outside the forced program's band: v1, as without a table.
   EXPECT_EQ(route("one_shot:ll16", 100000), kV1);
+}
+
+// A registered entry may select the staged program over its zero-copy
+// twin ("<variant>:<encoding>:staged"), and the reader checks its band.
+TEST(PolicyTableTest, ARegisteredEntryMaySelectTheStagedProgram) {
+  ProgramEntry zc, chunked;
+  twoShotTwins(zc, chunked);
+  const unsigned both = collc::ProgramInfo::kRegisteredInput |
+                        collc::ProgramInfo::kRegisteredOutput;
+  const std::string table = policyTable(
+      entry(R"([{"upto": 1048576, "variant": "v1"},
+                {"upto": 16777216, "variant": "two_shot:flag:staged"},
+                {"variant": "two_shot:flag"}])",
+            "registered"));
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}, "1", table),
+                 &m),
+            collcSuccess)
+      << lastError();
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    comm.imageTarget = "sm_90";
+    EXPECT_EQ(collc::test::routeOf(comm, "", 1 << 22, both), chunked.name);
+    EXPECT_EQ(collc::test::routeOf(comm, "", 1 << 25, both), zc.name);
+    EXPECT_EQ(collc::test::routeOf(comm, "", 1 << 10, both),
+              "collc_all_reduce_f32_n2");
+  }
+  collcModuleDestroy(m);
+  // Its band starts above 1 MiB: selecting it from 0 is refused.
+  expectTableRefused(
+      manifest({kV1Kernel, zc.text(), chunked.text()}, "1",
+               policyTable(entry(R"([{"variant": "two_shot:flag:staged"}])",
+                                 "registered"))),
+      {"selects two_shot:flag:staged for [0, any] bytes, but the band of "
+       "\"collc_all_reduce__two_shot_flag_chunked_f32_n2\""});
 }
 
 TEST(PolicyTableTest, AnotherCommunicatorsTargetOrRanksFallBackToBands) {

@@ -85,7 +85,10 @@ LogicalResult module::checkPolicyTable(ModuleOp module, llvm::StringRef path,
                   choice.variant.variant ||
               snac::stringifyEncoding(p.getEncoding()) !=
                   encodingName(choice.variant.encoding) ||
-              (program.isZeroCopy() && !e.registered))
+              // A zero-copy twin serves registered buffers, never as
+              // "<variant>:<encoding>:staged".
+              (program.isZeroCopy() &&
+               (!e.registered || choice.variant.staged)))
             continue;
           found = true;
           if (p.getBandLo() > lo || p.getBandHi() < choice.upto)
