@@ -39,11 +39,22 @@ set +e
 status=${PIPESTATUS[0]}
 bash scripts/check-readme.sh 2>&1 | tee -a "$log"
 readme_status=${PIPESTATUS[0]}
+# The Python package's tests (python/tests: no GPU), with Debian's pytest on
+# the system's python3, against this build's library and modules.
+pylog=$(mktemp)
+COLLC_LIBRARY="$PWD/$BUILD_DIR/lib/libcollc.so" \
+  COLLC_MODULES="$PWD/${OUT_DIR:-out}/modules" \
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 |
+  tee "$pylog"
+py_status=${PIPESTATUS[0]}
 set -e
 passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 readme_passed=$(grep -c '^PASS: readme:' "$log" || true)
 readme_failed=$(grep -c '^FAIL: readme:' "$log" || true)
-rm -f "$log"
-echo "$((${passed:-0} + readme_passed)) passed, $((${failed:-0} + readme_failed)) failed"
-[ "$status" -eq 0 ] && [ "$readme_status" -eq 0 ]
+py_passed=$(sed -n 's/.* \([0-9][0-9]*\) passed.*/\1/p;s/^\([0-9][0-9]*\) passed.*/\1/p' "$pylog" | tail -1)
+py_failed=$(sed -n 's/.* \([0-9][0-9]*\) failed.*/\1/p;s/^\([0-9][0-9]*\) failed.*/\1/p' "$pylog" | tail -1)
+[ "$py_status" -eq 0 ] || [ -n "$py_failed" ] || py_failed=1
+rm -f "$log" "$pylog"
+echo "$((${passed:-0} + readme_passed + ${py_passed:-0})) passed, $((${failed:-0} + readme_failed + ${py_failed:-0})) failed"
+[ "$status" -eq 0 ] && [ "$readme_status" -eq 0 ] && [ "$py_status" -eq 0 ]
