@@ -24,7 +24,7 @@ from . import _capi
 __all__ = [
     "CollcError", "UnhandledCudaError", "SystemError", "InternalError",
     "InvalidArgument", "InvalidUsage", "Timeout", "InProgress",
-    "DataType", "RedOp", "DebugLevel", "Config", "Module", "Comm", "Window",
+    "DataType", "RedOp", "DebugLevel", "Collective", "Config", "Module", "Comm", "Window",
     "version", "driver_info", "compute_capability", "error_string",
     "library",
 ]
@@ -127,6 +127,21 @@ class RedOp(enum.IntEnum):
     max = 1
     min = 2
     avg = 3
+
+
+class Collective(enum.IntEnum):
+    """collcCollective_t: the typed entry points (Comm.supports)."""
+    all_reduce = 0
+    all_gather = 1
+    reduce_scatter = 2
+    all_to_all = 3
+    broadcast = 4
+    reduce = 5
+    scatter = 6
+    gather = 7
+    all_gather_v = 8
+    reduce_scatter_v = 9
+    all_to_all_v = 10
 
 
 class DebugLevel(enum.IntEnum):
@@ -448,12 +463,26 @@ class Comm:
             library().collcCommDeregister(self.handle, window._handle),
             "collcCommDeregister")
 
+    def supports(self, collective, dtype, op=RedOp.sum):
+        """(True, None) when the typed call can run here with `dtype` (and
+        `op` for a reduction), else (False, the refusal the call would
+        give); collcCommSupports. Sizes and buffers are the call's checks."""
+        yes = ctypes.c_int()
+        args = (_enum(Collective, collective, "collective"),
+                _enum(DataType, dtype, "dtype"), _enum(RedOp, op, "op"))
+        _check(library().collcCommSupports(self.handle, *args,
+                                           ctypes.byref(yes)),
+               "collcCommSupports")
+        if yes.value:
+            return True, None
+        return False, library().collcGetLastError().decode()
+
     # Collectives (NCCL's conventions: counts in elements; docs/runtime.md).
 
     def launch(self, name, send, recv, count=0, counts=None,
                dtype=DataType.bfloat16, root=0, stream=0):
         """The module's collective `name` (collcLaunch)."""
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcLaunch(
             self.handle, str(name).encode(), _ptr(send, "send"),
             _ptr(recv, "recv"), _count(count, "count"),
@@ -461,14 +490,14 @@ class Comm:
             _count(root, "root"), stream), "collcLaunch")
 
     def all_reduce(self, send, recv, count, dtype, op=RedOp.sum, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcAllReduce(
             _ptr(send, "send"), _ptr(recv, "recv"), _count(count, "count"),
             _enum(DataType, dtype, "dtype"), _enum(RedOp, op, "op"),
             self.handle, stream), "collcAllReduce")
 
     def all_gather(self, send, recv, sendcount, dtype, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcAllGather(
             _ptr(send, "send"), _ptr(recv, "recv"),
             _count(sendcount, "sendcount"), _enum(DataType, dtype, "dtype"),
@@ -476,7 +505,7 @@ class Comm:
 
     def reduce_scatter(self, send, recv, recvcount, dtype, op=RedOp.sum,
                        stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcReduceScatter(
             _ptr(send, "send"), _ptr(recv, "recv"),
             _count(recvcount, "recvcount"), _enum(DataType, dtype, "dtype"),
@@ -484,21 +513,21 @@ class Comm:
             "collcReduceScatter")
 
     def all_to_all(self, send, recv, count, dtype, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcAllToAll(
             _ptr(send, "send"), _ptr(recv, "recv"), _count(count, "count"),
             _enum(DataType, dtype, "dtype"), self.handle,
             stream), "collcAllToAll")
 
     def broadcast(self, send, recv, count, dtype, root, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcBroadcast(
             _ptr(send, "send"), _ptr(recv, "recv"), _count(count, "count"),
             _enum(DataType, dtype, "dtype"), _count(root, "root"),
             self.handle, stream), "collcBroadcast")
 
     def reduce(self, send, recv, count, dtype, root, op=RedOp.sum, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcReduce(
             _ptr(send, "send"), _ptr(recv, "recv"), _count(count, "count"),
             _enum(DataType, dtype, "dtype"), _enum(RedOp, op, "op"),
@@ -506,7 +535,7 @@ class Comm:
             "collcReduce")
 
     def scatter(self, send, recv, recvcount, dtype, root, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcScatter(
             _ptr(send, "send"), _ptr(recv, "recv"),
             _count(recvcount, "recvcount"), _enum(DataType, dtype, "dtype"),
@@ -514,7 +543,7 @@ class Comm:
             "collcScatter")
 
     def gather(self, send, recv, sendcount, dtype, root, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcGather(
             _ptr(send, "send"), _ptr(recv, "recv"),
             _count(sendcount, "sendcount"), _enum(DataType, dtype, "dtype"),
@@ -523,7 +552,7 @@ class Comm:
 
     def all_gather_v(self, send, sendcount, recv, recvcounts, dtype,
                      displs=None, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcAllGatherV(
             _ptr(send, "send"), _count(sendcount, "sendcount"),
             _ptr(recv, "recv"), _sizes(recvcounts, "recvcounts"),
@@ -532,7 +561,7 @@ class Comm:
 
     def reduce_scatter_v(self, send, recv, recvcounts, dtype, op=RedOp.sum,
                          stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcReduceScatterV(
             _ptr(send, "send"), _ptr(recv, "recv"),
             _sizes(recvcounts, "recvcounts"), _enum(DataType, dtype, "dtype"),
@@ -541,7 +570,7 @@ class Comm:
 
     def all_to_all_v(self, send, sendcounts, recv, recvcounts, dtype,
                      sdispls=None, rdispls=None, stream=0):
-        stream = _ptr(stream, "stream")  # before the handle: Python first
+        stream = _ptr(stream, "stream")  # Python's checks before the handle
         _check(library().collcAllToAllV(
             _ptr(send, "send"), _sizes(sendcounts, "sendcounts"),
             _sizes(sdispls, "sdispls"), _ptr(recv, "recv"),

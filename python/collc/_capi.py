@@ -81,6 +81,8 @@ PROTOTYPES = {
     "collcCommDeregister": (_int, [_vp, _vp]),
     "collcLaunch": (_int, [_vp, ctypes.c_char_p, _vp, _vp, _sz, _szp, _int,
                            _int, _vp]),
+    "collcCommSupports": (_int, [_vp, _int, _int, _int,
+                                 ctypes.POINTER(_int)]),
     "collcAllReduce": (_int, [_vp, _vp, _sz, _int, _int, _vp, _vp]),
     "collcAllGather": (_int, [_vp, _vp, _sz, _int, _vp, _vp]),
     "collcReduceScatter": (_int, [_vp, _vp, _sz, _int, _int, _vp, _vp]),

@@ -128,3 +128,16 @@ def test_errors_carry_the_result():
                                           "collcAllReduce")
     assert str(e) == "collcInvalidArgument: x: count is wrong"
     assert isinstance(e, collc.CollcError)
+
+
+def test_supports_checks_its_arguments():
+    lib = collc.library()
+    yes = ctypes.c_int(7)
+    assert lib.collcCommSupports(None, 0, 0, 0, ctypes.byref(yes)) == 4
+    assert b"comm argument is NULL" in lib.collcGetLastError()
+    assert yes.value == 0
+    with pytest.raises(TypeError, match="collective must be a "
+                                        "collc.Collective"):
+        dead_comm().supports("all_reduce_twice", BF16)
+    with pytest.raises(collc.InvalidUsage, match="destroyed"):
+        dead_comm().supports("all_reduce", BF16)

@@ -838,6 +838,49 @@ collcResult_t launchSplit(collcComm_t comm, const Typed &t, const void *send,
 }
 } // namespace
 
+extern "C" collcResult_t collcCommSupports(collcComm_t comm,
+                                           collcCollective_t collective,
+                                           collcDataType_t datatype,
+                                           collcRedOp_t op, int *supported) {
+  COLLC_API_ENTRY();
+  COLLC_ARG_NOT_NULL(supported);
+  *supported = 0;
+  COLLC_ARG_NOT_NULL(comm);
+  static const Typed *const kTyped[collcNumCollectives] = {
+      &kAllReduce, &kAllGather,  &kReduceScatter, &kAllToAll,
+      &kBroadcast, &kReduce,     &kScatter,       &kGather,
+      &kAllGatherV, &kReduceScatterV, &kAllToAllV};
+  if (collective < 0 || collective >= collcNumCollectives)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "collective %d is not a collcCollective_t",
+                      (int)collective);
+  const Typed &t = *kTyped[collective];
+  bool reduces = false;
+  for (int i = 0; i < t.parts; ++i)
+    reduces |= t.part[i].reduce;
+  if (reduces && (op < 0 || op >= collcNumOps))
+    return COLLC_FAIL(collcInvalidArgument, "%s: op %d is not a collcRedOp_t",
+                      t.canonical, (int)op);
+  if (datatype < 0 || datatype >= collcNumTypes)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "%s: datatype %d is not a collcDataType_t", t.canonical,
+                      (int)datatype);
+  // The call's own checks, in its order; a refusal is the answer (its
+  // message stays the last error), not a failure of this query.
+  const char *name = nullptr;
+  const CollectiveInfo *c = nullptr;
+  Workspace *w = nullptr;
+  collcResult_t res = bindTyped(comm, t, reduces ? &op : nullptr, name);
+  if (res == collcSuccess)
+    res = checkEntry(comm, name, reduces ? &op : nullptr);
+  if (res == collcSuccess)
+    res = resolve(comm, name, datatype, 0, c, w);
+  if (res == collcSuccess)
+    *supported = 1;
+  return res == collcInvalidArgument || res == collcSuccess ? collcSuccess
+                                                             : res;
+}
+
 extern "C" collcResult_t collcAllReduce(const void *sendbuff, void *recvbuff,
                                         size_t count, collcDataType_t datatype,
                                         collcRedOp_t op, collcComm_t comm,

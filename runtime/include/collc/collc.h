@@ -328,6 +328,36 @@ COLLC_API collcResult_t collcGather(const void *sendbuff, void *recvbuff,
                                     int root, collcComm_t comm,
                                     collcStream_t stream);
 
+/// The typed entry points, for collcCommSupports.
+typedef enum {
+  collcCollAllReduce = 0,
+  collcCollAllGather = 1,
+  collcCollReduceScatter = 2,
+  collcCollAllToAll = 3,
+  collcCollBroadcast = 4,
+  collcCollReduce = 5,
+  collcCollScatter = 6,
+  collcCollGather = 7,
+  collcCollAllGatherV = 8,
+  collcCollReduceScatterV = 9,
+  collcCollAllToAllV = 10,
+  collcNumCollectives = 11
+} collcCollective_t;
+
+/// Whether the typed entry point `collective` can run on this communicator
+/// with `datatype` (and, for a reduction, `op`; ignored otherwise): its
+/// module has a collective computing it (with that operator) and a kernel
+/// for the type at the communicator's rank count and device. *supported is
+/// 1, or 0 with collcGetLastError() holding the reason the call would be
+/// refused (the same message). Sizes, buffers and roots are the call's own
+/// checks. For callers that fall back to another library (e.g. NCCL) on
+/// what collc cannot serve; queues nothing, allocates nothing. Fails
+/// (collcInvalidArgument) only on a NULL pointer or an out-of-range enum.
+COLLC_API collcResult_t collcCommSupports(collcComm_t comm,
+                                          collcCollective_t collective,
+                                          collcDataType_t datatype,
+                                          collcRedOp_t op, int *supported);
+
 /// V variants (MPI's argument conventions). Partitions are packed in rank
 /// order: a displacement array, when not NULL, must hold the prefix sums of
 /// its counts (collc's layouts are contiguous); anything else is refused.

@@ -142,3 +142,49 @@ TEST_F(TypedBinding, NamesDoNotBind) {
                         collcFloat32, 0, nullptr));
   EXPECT_TRUE(says(e, "max_all: rank 0: count = ")) << e;
 }
+
+// collcCommSupports answers what a typed call would do before it is made:
+// yes, or no with the call's own refusal as the reason.
+TEST_F(TypedBinding, SupportsAnswersWithTheCallsReason) {
+  int yes = -1;
+  auto ask = [&](collcCollective_t c, collcDataType_t t, collcRedOp_t op) {
+    yes = -1;
+    EXPECT_EQ(collcCommSupports(&comm, c, t, op, &yes), collcSuccess)
+        << collcGetLastError();
+    return yes;
+  };
+  EXPECT_EQ(ask(collcCollAllReduce, collcFloat32, collcSum), 1);
+  EXPECT_EQ(ask(collcCollAllReduce, collcFloat32, collcMax), 1);
+  EXPECT_EQ(ask(collcCollAllReduce, collcFloat32, collcMin), 0);
+  EXPECT_TRUE(says(collcGetLastError(), "reduces with sum, not min"))
+      << collcGetLastError();
+  EXPECT_EQ(ask(collcCollAllReduce, collcBfloat16, collcSum), 0);
+  EXPECT_TRUE(says(collcGetLastError(), "sum_all: the module has no kernel "
+                                        "for bf16 at 2 ranks"))
+      << collcGetLastError();
+  EXPECT_EQ(ask(collcCollAllGather, collcFloat32, collcSum), 0);
+  EXPECT_TRUE(says(collcGetLastError(),
+                   "the module has no collective computing AllGather"))
+      << collcGetLastError();
+  // A copy ignores the operator, even one out of range.
+  EXPECT_EQ(ask(collcCollAllToAll, collcFloat32, (collcRedOp_t)99), 1);
+  // What the query itself refuses.
+  EXPECT_EQ(collcCommSupports(&comm, (collcCollective_t)11, collcFloat32,
+                              collcSum, &yes),
+            collcInvalidArgument);
+  EXPECT_TRUE(says(collcGetLastError(), "collective 11 is not a "
+                                        "collcCollective_t"));
+  EXPECT_EQ(collcCommSupports(&comm, collcCollAllReduce, collcFloat32,
+                              (collcRedOp_t)7, &yes),
+            collcInvalidArgument);
+  EXPECT_EQ(collcCommSupports(&comm, collcCollAllReduce, (collcDataType_t)9,
+                              collcSum, &yes),
+            collcInvalidArgument);
+  EXPECT_EQ(collcCommSupports(nullptr, collcCollAllReduce, collcFloat32,
+                              collcSum, &yes),
+            collcInvalidArgument);
+  EXPECT_EQ(yes, 0);
+  EXPECT_EQ(collcCommSupports(&comm, collcCollAllReduce, collcFloat32,
+                              collcSum, nullptr),
+            collcInvalidArgument);
+}
