@@ -393,7 +393,7 @@ def run(args, log_class):
         "--date=" + args.date, "--target=" + args.target,
         "--alarm=%d" % max(10, int(args.budget_s * (
             0.75 if "symm" in baselines and "all_reduce" in colls else 1)))]
-    status, f = stream(cmd, log, "collc+nccl", env)
+    _, f = stream(cmd, log, "collc+nccl", env)
     failures += f
     parts.append(measured)
     if "symm" in baselines and "all_reduce" in colls:
@@ -407,11 +407,8 @@ def run(args, log_class):
                 "--json=" + path, "--machine=" + args.machine,
                 "--date=" + args.date]
             budget = max(10, args.budget_s - (time.time() - start))
-            try:
-                status, f = stream(["timeout", "%d" % budget] + cmd, log,
-                                   "symm n%d" % n, env)
-            except KeyboardInterrupt:
-                raise
+            _, f = stream(["timeout", "%d" % budget] + cmd, log,
+                          "symm n%d" % n, env)
             failures += f
             if os.path.exists(path):
                 parts.append(path)
