@@ -52,9 +52,13 @@ passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 readme_passed=$(grep -c '^PASS: readme:' "$log" || true)
 readme_failed=$(grep -c '^FAIL: readme:' "$log" || true)
-py_passed=$(sed -n 's/.* \([0-9][0-9]*\) passed.*/\1/p;s/^\([0-9][0-9]*\) passed.*/\1/p' "$pylog" | tail -1)
-py_failed=$(sed -n 's/.* \([0-9][0-9]*\) failed.*/\1/p;s/^\([0-9][0-9]*\) failed.*/\1/p' "$pylog" | tail -1)
-[ "$py_status" -eq 0 ] || [ -n "$py_failed" ] || py_failed=1
+# pytest's last line: "N passed", "M failed", "K errors" (setup failures).
+py_count() {
+  sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p;s/^\([0-9][0-9]*\) $1.*/\1/p" "$pylog" | tail -1
+}
+py_passed=$(py_count passed)
+py_failed=$(($(py_count failed || true) + $(py_count error || true) + 0))
+[ "$py_status" -eq 0 ] || [ "$py_failed" -gt 0 ] || py_failed=1
 rm -f "$log" "$pylog"
 echo "$((${passed:-0} + readme_passed + ${py_passed:-0})) passed, $((${failed:-0} + readme_failed + ${py_failed:-0})) failed"
 [ "$status" -eq 0 ] && [ "$readme_status" -eq 0 ] && [ "$py_status" -eq 0 ]

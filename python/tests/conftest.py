@@ -15,8 +15,8 @@ os.environ.setdefault("COLLC_LIBRARY",
 @pytest.fixture
 def modules_dir():
     d = os.environ.get("COLLC_MODULES", os.path.join(ROOT, "out", "modules"))
-    if not os.path.exists(os.path.join(d, "robust.collcmod")):
-        pytest.fail("no %s/robust.collcmod: run scripts/build.sh first (or "
+    if not os.path.exists(os.path.join(d, "collectives.collcmod")):
+        pytest.fail("no %s/collectives.collcmod: run scripts/build.sh first (or "
                     "set COLLC_MODULES)" % d)
     return d
 

@@ -74,7 +74,7 @@ def test_the_library_refuses_a_null_communicator(name):
 
 
 def test_init_all_checks_its_devices(modules_dir):
-    with collc.Module(modules_dir + "/robust.collcmod") as m:
+    with collc.Module(modules_dir + "/collectives.collcmod") as m:
         with pytest.raises(ValueError, match="at least one device"):
             collc.Comm.init_all(m, [])
         with pytest.raises(ValueError, match="devices\\[1\\]"):
@@ -84,7 +84,7 @@ def test_init_all_checks_its_devices(modules_dir):
 
 
 def test_without_a_driver_creation_says_so(modules_dir, no_gpu):
-    with collc.Module(modules_dir + "/robust.collcmod") as m:
+    with collc.Module(modules_dir + "/collectives.collcmod") as m:
         with pytest.raises(collc.SystemError, match="libcuda.so.1"):
             collc.Comm.init_all(m, [0, 0])
         with pytest.raises(collc.SystemError, match="libcuda.so.1"):

@@ -7,7 +7,7 @@ import collc
 
 
 def test_a_module_loads_from_a_file_and_from_bytes(modules_dir):
-    path = os.path.join(modules_dir, "robust.collcmod")
+    path = os.path.join(modules_dir, "collectives.collcmod")
     with collc.Module(path) as m:
         assert m.handle.value
     with open(path, "rb") as f:
@@ -29,7 +29,7 @@ def test_a_missing_file_is_named():
 def test_corrupt_bytes_are_refused(modules_dir):
     with pytest.raises(collc.InvalidArgument, match="not valid JSON"):
         collc.Module(data=b"garbage")
-    with open(os.path.join(modules_dir, "robust.collcmod"), "rb") as f:
+    with open(os.path.join(modules_dir, "collectives.collcmod"), "rb") as f:
         data = f.read()
     with pytest.raises(collc.InvalidArgument):
         collc.Module(data=data[:len(data) // 2])

@@ -6,6 +6,7 @@
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Dialect/Snac/IR/SnacOps.h"
 #include "collc/Interpreter/Interpreter.h"
+#include "collc/Interpreter/Trace.h"
 #include "collc/Interpreter/Verify.h"
 #include "collc/Sim/Model.h"
 
@@ -221,6 +222,12 @@ protected:
   virtual bool objectCoEnabled(const Access &before, const Touch &now) const = 0;
   /// What failed, for the report: "@name (options)".
   virtual std::string subject() = 0;
+  /// The trace of `agent`'s next step: its track within the rank (from 1;
+  /// 0 is the host's) and that track's name, the step's name and
+  /// arguments. Flows are the step's own (Trace::flowStart, flowEnd).
+  virtual void describeStep(const AgentT &agent, int &track,
+                            std::string &trackName, std::string &name,
+                            Trace::Args &args) = 0;
   virtual State save() const = 0;
   virtual void restore(const State &s) = 0;
 
@@ -306,10 +313,39 @@ protected:
   }
   bool stepProcess(int p) override {
     ++statistics.steps;
+    if (o.trace)
+      traceStep(p);
     if (p >= static_cast<int>(agents.size()))
       return stepHost(p - agents.size());
     ++statistics.actions;
     return stepAgent(agents[p]);
+  }
+  /// Records process `p`'s next step (o.trace).
+  void traceStep(int p) {
+    const int na = agents.size();
+    if (p >= na) {
+      const int rank = p - na;
+      o.trace->nameTrack(rank, 0, "host");
+      const int call = rankCall[rank];
+      o.trace->step(rank, 0, statistics.steps,
+                    call < 0 ? "launch call 0"
+                             : "check call " + std::to_string(call) +
+                                   (call + 1 < o.calls
+                                        ? ", launch call " +
+                                              std::to_string(call + 1)
+                                        : std::string()),
+                    {});
+      return;
+    }
+    int track = 1;
+    std::string trackName, name;
+    Trace::Args args;
+    describeStep(agents[p], track, trackName, name, args);
+    o.trace->nameTrack(agents[p].rank, track, trackName);
+    args.insert(args.begin(),
+                {"call", std::to_string(rankCall[agents[p].rank])});
+    o.trace->step(agents[p].rank, track, statistics.steps, std::move(name),
+                  std::move(args));
   }
   bool allFinished() const override {
     return llvm::all_of(rankFinished, [](bool b) { return b; });
@@ -353,6 +389,8 @@ template <typename AgentT, typename StepT, typename State>
 mlir::LogicalResult
 SimulatorBase<AgentT, StepT, State>::run(SimStats *stats) {
   auto report = [&]() {
+    if (o.trace)
+      o.trace->mark(statistics.steps + 1, "failed", failure->message);
     mlir::InFlightDiagnostic diag = failure->op->emitError()
                                     << "simulation of " << subject()
                                     << " failed: " << failure->message;

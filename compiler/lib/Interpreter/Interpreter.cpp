@@ -160,6 +160,8 @@ struct ChannelKey {
 struct Channel {
   std::vector<std::shared_ptr<const Clock>> sent;
   size_t awaited = 0;
+  /// With a trace: the flow of each notify in `sent` (-1 without).
+  std::vector<int64_t> flows;
   Operation *lastNotify = nullptr;
   int lastSenderRole = -1;
 };
@@ -170,6 +172,8 @@ struct ReleaseCounter {
   int64_t released = 0;
   int64_t uses = 0; // Awaits so far, i.e. uses of the region so far.
   Clock merged;
+  /// With a trace: the flows of the releases no acquire has seen yet.
+  std::vector<int64_t> flows;
 };
 
 struct CounterKey {
@@ -340,6 +344,8 @@ private:
   std::string subject() override {
     return ("@" + collective.getSymName() + " (" + describe(o) + ")").str();
   }
+  void describeStep(const Agent &agent, int &track, std::string &trackName,
+                    std::string &name, Trace::Args &args) override;
 
   // Exhaustive search (see "Exhaustive search" below).
   ScheduleState save() const override { return {regions, channels, counters}; }
@@ -779,6 +785,35 @@ bool Simulator::writeRegion(Agent &agent, const Step &s, int buffer, int owner,
   return true;
 }
 
+void Simulator::describeStep(const Agent &agent, int &track,
+                             std::string &trackName, std::string &name,
+                             Trace::Args &args) {
+  const Step &s = agent.next();
+  track = agent.role + 1;
+  trackName = "role " + roles[agent.role].name;
+  switch (s.kind) {
+  case Step::Copy:
+  case Step::Reduce:
+    name = s.kind == Step::Copy ? "copy" : "reduce";
+    args.push_back(
+        {"from", s.srcOwner < 0
+                     ? formatv("'{0}' of every rank partition {1} chunk {2}",
+                               buffers[s.src].name, s.srcPart, s.srcChunk)
+                           .str()
+                     : where(s.src, s.srcOwner, s.srcPart, s.srcChunk)});
+    args.push_back({"to", where(s.dst, s.dstOwner, s.dstPart, s.dstChunk)});
+    break;
+  case Step::Notify:
+  case Step::Await:
+    name = (s.kind == Step::Notify ? "notify " : "await ") +
+           events[s.event].name;
+    args.push_back({"event", eventText(s.event, s.key)});
+    args.push_back({"peer", s.peer < 0 ? std::string("every rank")
+                                       : std::to_string(s.peer)});
+    break;
+  }
+}
+
 bool Simulator::stepAgent(Agent &agent) {
   const Step &s = (*agent.steps)[agent.pc++];
   int me = clockIndex(agent.rank, agent.role);
@@ -833,10 +868,14 @@ bool Simulator::stepAgent(Agent &agent) {
         rc.merged.resize(mine.size(), 0);
         for (size_t i = 0; i < mine.size(); ++i)
           rc.merged[i] = std::max(rc.merged[i], mine[i]);
+        if (o.trace)
+          rc.flows.push_back(o.trace->flowStart("release"));
         continue;
       }
       Channel &ch = channels[{s.event, agent.rank, t, s.key[0], s.key[1]}];
       ch.sent.push_back(snapshot);
+      if (o.trace)
+        ch.flows.push_back(o.trace->flowStart("ready"));
       ch.lastNotify = s.op;
       ch.lastSenderRole = agent.role;
     }
@@ -849,6 +888,11 @@ bool Simulator::stepAgent(Agent &agent) {
       rc.merged.resize(mine.size(), 0);
       for (size_t i = 0; i < mine.size(); ++i)
         mine[i] = std::max(mine[i], rc.merged[i]);
+      if (o.trace) {
+        for (int64_t id : rc.flows)
+          o.trace->flowEnd(id);
+        rc.flows.clear();
+      }
       return true;
     }
     // A ready event: the u-th await from a rank matches its u-th notify.
@@ -856,6 +900,8 @@ bool Simulator::stepAgent(Agent &agent) {
       if (s.peer >= 0 && p != s.peer)
         continue;
       Channel &ch = channels[{s.event, p, agent.rank, s.key[0], s.key[1]}];
+      if (o.trace && ch.awaited < ch.flows.size())
+        o.trace->flowEnd(ch.flows[ch.awaited]);
       const Clock &theirs = *ch.sent[ch.awaited++];
       for (size_t i = 0; i < mine.size(); ++i)
         mine[i] = std::max(mine[i], theirs[i]);

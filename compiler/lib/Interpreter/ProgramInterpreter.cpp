@@ -136,6 +136,8 @@ struct Unit {
   /// writer's own buffer (the input, or the output for a forward).
   int64_t where = -1;
   bool whereOutput = false;
+  /// With a trace: the flow of this write (Trace::flowStart), -1 without.
+  int64_t flow = -1;
 };
 
 struct PStep {
@@ -372,6 +374,8 @@ private:
   bool reportDeadlock() override;
   bool checkEnd() override;
   std::string subject() override;
+  void describeStep(const Agent &agent, int &track, std::string &trackName,
+                    std::string &name, Trace::Args &args) override;
   int64_t tagOf(const Unit &u) const {
     return encoding == kSentinel ? (u.armed ? 0 : std::max<int64_t>(1, u.writerEpoch))
                                  : u.seq;
@@ -1264,6 +1268,31 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
   return true;
 }
 
+void ProgramSimulator::describeStep(const Agent &agent, int &track,
+                                    std::string &trackName,
+                                    std::string &name, Trace::Args &args) {
+  static const char *const kNames[] = {
+      "put",    "word",     "take", "await word", "read",      "rearm",
+      "speculative read", "validate", "settle", "use", "peer read",
+      "self read"};
+  const PStep &s = agent.next();
+  track = agent.worker + 1;
+  trackName = "CTA " + std::to_string(agent.worker);
+  name = kNames[s.kind];
+  const bool toPeer = s.kind == PStep::Put || s.kind == PStep::Word;
+  args.push_back({toPeer ? "to" : "from", std::to_string(s.peer)});
+  args.push_back({s.kind == PStep::Word || s.kind == PStep::AwaitWord
+                      ? "segment"
+                      : "unit",
+                  std::to_string(s.unit)});
+  args.push_back({"slot", std::to_string(s.slot)});
+  args.push_back({"step", std::to_string(s.step)});
+  args.push_back({"elements", std::to_string(s.count)});
+  args.push_back({"encoding", encodingName(encoding)});
+  if (s.op)
+    args.push_back({"op", s.op->getName().getStringRef().str()});
+}
+
 bool ProgramSimulator::stepAgent(Agent &agent) {
   const PStep &s = (*agent.steps)[agent.pc++];
   int me = agent.rank * W + agent.worker;
@@ -1326,6 +1355,7 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     u.accepted = false;
     u.armed = false;
     u.writeOp = s.op;
+    u.flow = o.trace ? o.trace->flowStart("packet") : -1;
     statistics.elements += s.count;
     return true;
   }
@@ -1348,6 +1378,7 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     w.writerAgent = me;
     w.where = s.from;
     w.whereOutput = s.forward;
+    w.flow = o.trace ? o.trace->flowStart("ready word") : -1;
     return true;
   }
   case PStep::AwaitWord: {
@@ -1381,6 +1412,8 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     for (size_t i = 0; i < mine.size(); ++i)
       mine[i] = std::max(mine[i], (*w.clock)[i]);
     w.accepted = true;
+    if (o.trace)
+      o.trace->flowEnd(w.flow);
     return true;
   }
   case PStep::Take:
@@ -1400,6 +1433,8 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     }
     if (!accept(agent, s, u, s.kind == PStep::Read ? "reads" : "takes"))
       return false;
+    if (o.trace)
+      o.trace->flowEnd(u.flow);
     return consume(agent, s, u);
   }
   case PStep::SpecRead: {
@@ -1440,6 +1475,8 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                                 where(agent.rank, s.slot, s.peer, s.unit)));
     Unit content = std::move(it->second.content);
     agent.snaps.erase(it);
+    if (o.trace)
+      o.trace->flowEnd(content.flow);
     return consume(agent, s, content);
   }
   case PStep::Rearm: {

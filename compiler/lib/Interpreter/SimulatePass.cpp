@@ -2,6 +2,7 @@
 
 #include "collc/Interpreter/Interpreter.h"
 #include "collc/Interpreter/Passes.h"
+#include "collc/Interpreter/Trace.h"
 #include "collc/Interpreter/Verify.h"
 
 #include "Common.h"
@@ -13,6 +14,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
 
 namespace collc::interp {
 #define GEN_PASS_DEF_SNACSIMULATE
@@ -39,6 +42,24 @@ struct SnacSimulatePass
   using Base::Base;
 
   SmallVector<int64_t> worldSizes;
+  /// --trace: the runs kept for the file, and the subjects already in it.
+  Trace kept;
+  std::set<std::string> tracedSubjects;
+
+  /// Runs `sim` with `o`, traced when --trace is set: the first run of
+  /// `subject` and a failing one are kept for the file.
+  LogicalResult traced(const std::string &subject, SimOptions o,
+                       llvm::function_ref<LogicalResult(SimOptions &)> sim) {
+    if (trace.empty())
+      return sim(o);
+    Trace run;
+    run.beginRun(subject + ", " + describe(o));
+    o.trace = &run;
+    LogicalResult result = sim(o);
+    if (failed(result) || tracedSubjects.insert(subject).second)
+      kept.append(std::move(run));
+    return result;
+  }
 
   /// One seeded run of the (world size, shape, seed) grid: types and
   /// strategies rotate across it.
@@ -140,7 +161,17 @@ struct SnacSimulatePass
         else
           o.stagingSlots = -1;
         ++runs;
-        return simulateProgram(program, o, &stats);
+        return traced(
+            llvm::formatv("@{0} program {1}:{2}{3}", collective.getSymName(),
+                          snac::stringifyVariant(program.getVariant()),
+                          e == 0 ? "flag" : e == 1 ? "ll16" : "sentinel",
+                          program.isZeroCopy() ? " (zero-copy)"
+                          : chunked            ? " (chunked)"
+                                               : "")
+                .str(),
+            o, [&](SimOptions &opts) {
+              return simulateProgram(program, opts, &stats);
+            });
       };
       for (auto [ni, n] : llvm::enumerate(worldSizes))
         for (auto [si, shape] : llvm::enumerate(shapeList)) {
@@ -224,6 +255,31 @@ struct SnacSimulatePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (!trace.empty() && exhaustive) {
+      module.emitError() << "--trace records seeded runs; the exhaustive "
+                            "search has no single run to show (drop one of "
+                            "them)";
+      return signalPassFailure();
+    }
+    LogicalResult result = runAll(module);
+    if (!trace.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(trace, ec);
+      if (ec) {
+        module.emitError() << "cannot write the trace " << trace << ": "
+                           << ec.message();
+        return signalPassFailure();
+      }
+      kept.write(os);
+      if (report)
+        llvm::outs() << llvm::formatv("trace: {0} runs, {1} events in {2}\n",
+                                      kept.runs(), kept.events(), trace);
+    }
+    if (failed(result))
+      signalPassFailure();
+  }
+
+  LogicalResult runAll(ModuleOp module) {
     worldSizes.assign(ranks.begin(), ranks.end());
     if (worldSizes.empty()) {
       worldSizes.push_back(2);
@@ -245,16 +301,16 @@ struct SnacSimulatePass
                                  -1, encodingList)) ||
         failed(parseChoices<int>(module, "speculation setting", speculate,
                                  {{"on", 1}, {"off", 0}}, -1, speculateList)))
-      return signalPassFailure();
+      return failure();
     for (auto program : module.getOps<snac::ProgramOp>()) {
       if (gate) {
         if (failed(verifyProgram(program, report ? &llvm::outs() : nullptr)))
-          return signalPassFailure();
+          return failure();
         continue;
       }
       if (failed(runProgram(module, program, encodingList, speculateList,
                             shapeList)))
-        return signalPassFailure();
+        return failure();
     }
 
     for (auto schedule : module.getOps<snac::ScheduleOp>()) {
@@ -262,14 +318,14 @@ struct SnacSimulatePass
       if (!collective) {
         schedule.emitError() << "no coll.collective named @"
                              << schedule.getCollective();
-        return signalPassFailure();
+        return failure();
       }
       std::vector<sim::ElemType> types = elemTypesOf(collective);
       SimStats stats;
       unsigned runs = 0;
       if (exhaustive) {
         if (failed(runExhaustive(schedule, types, shapeList, stats, runs)))
-          return signalPassFailure();
+          return failure();
         if (report)
           llvm::outs() << llvm::formatv(
               "exhaustive @{0}: {1} runs ok ({2} calls each; {3} states, {4} "
@@ -286,8 +342,12 @@ struct SnacSimulatePass
             o.stagingSlots = stagingSlots == -2 ? (seed % 2 ? 2 : -1)
                                                 : stagingSlots.getValue();
             ++runs;
-            if (failed(simulate(schedule, o, &stats)))
-              return signalPassFailure();
+            if (failed(traced(
+                    ("@" + collective.getSymName() + " schedule").str(), o,
+                    [&](SimOptions &opts) {
+                      return simulate(schedule, opts, &stats);
+                    })))
+              return failure();
           }
         }
       }
@@ -298,6 +358,7 @@ struct SnacSimulatePass
             collective.getSymName(), runs, calls.getValue(), stats.actions,
             stats.elements);
     }
+    return success();
   }
 };
 

@@ -209,6 +209,15 @@ cl::list<std::string> simSpeculate(
              "once per speculation setting forced (on, off; default: each "
              "program's own)"),
     cl::CommaSeparated, cl::cat(simCategory));
+cl::opt<std::string> simTrace(
+    "trace",
+    cl::desc("With --simulate: write a Chrome trace (JSON, for Perfetto or "
+             "chrome://tracing) of the first seeded run of every schedule "
+             "and program (per encoding), and of a failing run, to this "
+             "file: a process per rank, a track per role or CTA, a slice per "
+             "step, flows from each notify or write to the await that "
+             "accepts it (docs/snac.md, \"Traces\")"),
+    cl::value_desc("file"), cl::cat(simCategory));
 cl::opt<uint64_t> simBudget(
     "sim-budget",
     cl::desc("With --sim-exhaustive: states per run before the run fails"),
@@ -624,6 +633,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
       options.encodings.assign(simEncodings.begin(), simEncodings.end());
       options.speculate.assign(simSpeculate.begin(), simSpeculate.end());
       options.report = true;
+      options.trace = simTrace;
       pm.addPass(interp::createSnacSimulate(options));
     }
     if (failed(pm.run(*module)))
@@ -738,6 +748,11 @@ int main(int argc, char **argv) {
     return EXIT_FAILURE;
   if (failed(loadPolicyTable(inputs.size())))
     return EXIT_FAILURE;
+  if (!simTrace.empty() && !simulate) {
+    WithColor::error(errs(), "collc")
+        << "--trace records the interpreter's runs; use it with --simulate\n";
+    return EXIT_FAILURE;
+  }
 
   // Module files are one per spec: the whole library goes to a directory.
   if (emitStage == Emit::Module && inputs.size() > 1 && !simulate) {

@@ -38,6 +38,8 @@ class ProgramOp;
 
 namespace collc::interp {
 
+class Trace;
+
 /// How agents are interleaved.
 enum class Strategy {
   /// Any runnable agent, uniformly at random, one step at a time.
@@ -103,6 +105,9 @@ struct SimOptions {
   /// Exhaustive mode: the most states visited before the run fails (it
   /// never stops early and passes).
   uint64_t stateBudget = 2000000;
+  /// Seeded runs: records every step into it (collc/Interpreter/Trace.h;
+  /// the caller began the run). Null: no trace, no cost.
+  Trace *trace = nullptr;
 };
 
 struct SimStats {

@@ -72,7 +72,11 @@ def SnacSimulate : Pass<"snac-simulate", "::mlir::ModuleOp"> {
            "collc/Interpreter/Verify.h) on each instead">,
     ListOption<"counts", "counts", "int64_t",
                "Elements per partition of each call in turn (overrides "
-               "count)">
+               "count)">,
+    Option<"trace", "trace", "std::string", /*default=*/"\"\"",
+           "Write a Chrome trace (JSON) of the first seeded run of every "
+           "schedule and program (per encoding) and of a failing run to "
+           "this file (collc/Interpreter/Trace.h); not with exhaustive">
   ];
 }
 
