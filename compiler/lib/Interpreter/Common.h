@@ -222,11 +222,12 @@ protected:
   virtual bool objectCoEnabled(const Access &before, const Touch &now) const = 0;
   /// What failed, for the report: "@name (options)".
   virtual std::string subject() = 0;
-  /// The trace of `agent`'s next step: its track within the rank (from 1;
-  /// 0 is the host's) and that track's name, the step's name and
-  /// arguments. Flows are the step's own (Trace::flowStart, flowEnd).
-  virtual void describeStep(const AgentT &agent, int &track,
-                            std::string &trackName, std::string &name,
+  /// `agent`'s track within its rank in a trace (from 1; 0 is the
+  /// host's), and the track's name.
+  virtual int trackOf(const AgentT &agent, std::string &name) const = 0;
+  /// The trace of `agent`'s next step: its name and arguments. Flows are
+  /// the step's own (Trace::flowStart, flowEnd).
+  virtual void describeStep(const AgentT &agent, std::string &name,
                             Trace::Args &args) = 0;
   virtual State save() const = 0;
   virtual void restore(const State &s) = 0;
@@ -325,7 +326,6 @@ protected:
     const int na = agents.size();
     if (p >= na) {
       const int rank = p - na;
-      o.trace->nameTrack(rank, 0, "host");
       const int call = rankCall[rank];
       o.trace->step(rank, 0, statistics.steps,
                     call < 0 ? "launch call 0"
@@ -337,11 +337,10 @@ protected:
                     {});
       return;
     }
-    int track = 1;
     std::string trackName, name;
+    const int track = trackOf(agents[p], trackName);
     Trace::Args args;
-    describeStep(agents[p], track, trackName, name, args);
-    o.trace->nameTrack(agents[p].rank, track, trackName);
+    describeStep(agents[p], name, args);
     args.insert(args.begin(),
                 {"call", std::to_string(rankCall[agents[p].rank])});
     o.trace->step(agents[p].rank, track, statistics.steps, std::move(name),
@@ -400,6 +399,17 @@ SimulatorBase<AgentT, StepT, State>::run(SimStats *stats) {
   };
   if (!prepare())
     return report();
+  if (o.trace) {
+    // Every track named up front: an agent that never moves (blocked from
+    // its first step) still has its row.
+    for (int r = 0; r < n; ++r)
+      o.trace->nameTrack(r, 0, "host");
+    for (const AgentT &a : agents) {
+      std::string name;
+      const int track = trackOf(a, name);
+      o.trace->nameTrack(a.rank, track, name);
+    }
+  }
   int total = agents.size() + n;
   if (o.exhaustive) {
     // Every call's steps, up front: the search needs every process's next.

@@ -344,8 +344,12 @@ private:
   std::string subject() override {
     return ("@" + collective.getSymName() + " (" + describe(o) + ")").str();
   }
-  void describeStep(const Agent &agent, int &track, std::string &trackName,
-                    std::string &name, Trace::Args &args) override;
+  int trackOf(const Agent &agent, std::string &name) const override {
+    name = "role " + roles[agent.role].name;
+    return agent.role + 1;
+  }
+  void describeStep(const Agent &agent, std::string &name,
+                    Trace::Args &args) override;
 
   // Exhaustive search (see "Exhaustive search" below).
   ScheduleState save() const override { return {regions, channels, counters}; }
@@ -785,12 +789,9 @@ bool Simulator::writeRegion(Agent &agent, const Step &s, int buffer, int owner,
   return true;
 }
 
-void Simulator::describeStep(const Agent &agent, int &track,
-                             std::string &trackName, std::string &name,
+void Simulator::describeStep(const Agent &agent, std::string &name,
                              Trace::Args &args) {
   const Step &s = agent.next();
-  track = agent.role + 1;
-  trackName = "role " + roles[agent.role].name;
   switch (s.kind) {
   case Step::Copy:
   case Step::Reduce:

@@ -374,8 +374,12 @@ private:
   bool reportDeadlock() override;
   bool checkEnd() override;
   std::string subject() override;
-  void describeStep(const Agent &agent, int &track, std::string &trackName,
-                    std::string &name, Trace::Args &args) override;
+  int trackOf(const Agent &agent, std::string &name) const override {
+    name = "CTA " + std::to_string(agent.worker);
+    return agent.worker + 1;
+  }
+  void describeStep(const Agent &agent, std::string &name,
+                    Trace::Args &args) override;
   int64_t tagOf(const Unit &u) const {
     return encoding == kSentinel ? (u.armed ? 0 : std::max<int64_t>(1, u.writerEpoch))
                                  : u.seq;
@@ -1268,16 +1272,13 @@ bool ProgramSimulator::accept(Agent &agent, const PStep &s, Unit &u,
   return true;
 }
 
-void ProgramSimulator::describeStep(const Agent &agent, int &track,
-                                    std::string &trackName,
-                                    std::string &name, Trace::Args &args) {
+void ProgramSimulator::describeStep(const Agent &agent, std::string &name,
+                                    Trace::Args &args) {
   static const char *const kNames[] = {
       "put",    "word",     "take", "await word", "read",      "rearm",
       "speculative read", "validate", "settle", "use", "peer read",
       "self read"};
   const PStep &s = agent.next();
-  track = agent.worker + 1;
-  trackName = "CTA " + std::to_string(agent.worker);
   name = kNames[s.kind];
   const bool toPeer = s.kind == PStep::Put || s.kind == PStep::Word;
   args.push_back({toPeer ? "to" : "from", std::to_string(s.peer)});
