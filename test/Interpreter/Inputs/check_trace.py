@@ -6,8 +6,10 @@ dur; flows an id), timestamps strictly increasing on every track, a name
 for every process and track, every flow's end after its start, and the
 causality the interpreter proves: every await of a ready event (its event
 argument names a chunk) and every take, await word or read of a program
-receives a flow that left an earlier notify, put or word (a speculative use: the validated write). Prints a summary
-line; exit 1 and the first problem otherwise."""
+receives a flow that left an earlier notify, put or word (a speculative
+use: the validated write), and in a run that did not fail every ready
+notify, packet and ready word is received exactly once. Prints a summary;
+exit 1 and the first problem otherwise."""
 import json
 import sys
 from collections import Counter, defaultdict
@@ -65,6 +67,22 @@ def main(path):
             if s is None or s["ts"] >= at[2]:
                 problems.append("flow %d ends at %r without an earlier "
                                 "start" % (i, at))
+    # In a run that did not fail, every ready notify, packet and ready word
+    # is received exactly once (the interpreter proves every published
+    # event awaited); a free event's release at most once (the last ones
+    # may never be acquired again).
+    failed_pids = {m["pid"] for m in marks if m["name"] == "failed"}
+    received = Counter(i for ids in ends.values() for i in ids)
+    once = Counter()
+    for i, s in starts.items():
+        if s["pid"] in failed_pids:
+            continue
+        limit = (0, 1) if s["name"] == "release" else (1,)
+        if received[i] not in limit:
+            problems.append("flow %d (%s) received %d times" % (
+                i, s["name"], received[i]))
+        elif s["name"] != "release":
+            once[s["name"]] += 1
     checked = Counter()
     senders = ("notify", "put", "word")
     for at, e in slices.items():
@@ -93,6 +111,9 @@ def main(path):
                           sum(len(v) for v in steps.values()), len(starts),
                           ", ".join("%s %d" % kv
                                     for kv in sorted(checked.items()))))
+    print("received once: %s" % (", ".join("%s %d" % kv
+                                             for kv in sorted(once.items()))
+                                   or "none"))
     shown = Counter((m["name"], m["args"]["detail"]) for m in marks)
     for (name, detail), ranks in shown.items():
         print("mark %s (%d ranks): %s" % (name, ranks, detail))
