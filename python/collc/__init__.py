@@ -11,7 +11,9 @@ ValueError or TypeError before the library is called.
     import collc
     module = collc.Module("out/modules/collectives.collcmod")
     comms = collc.Comm.init_all(module, devices=[0, 1])
-    comms[0].all_reduce(send_ptr, recv_ptr, count, collc.DataType.bfloat16)
+    for comm, send, recv, stream in zip(comms, sends, recvs, streams):
+        # Every rank's call (a collective waits for all of them).
+        comm.all_reduce(send, recv, count, collc.DataType.bfloat16, stream=stream)
 
 One process per GPU: Comm.init_rank with an allgather of bytes (e.g.
 torch.distributed's all_gather_object, MPI's Allgather).
