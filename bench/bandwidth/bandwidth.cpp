@@ -671,13 +671,13 @@ bool graphKernels(cudaGraph_t g, double &kernels, double &ctas) {
 }
 
 /// Per-call microseconds of `calls` calls per rank: every rank's stream
-/// captured at once (`issue(i)` queues call i on every rank's stream; NCCL's
-/// ranks of one process must be queued in one group), the graphs replayed
+/// captured at once (`issue()` queues one call on every rank's stream;
+/// NCCL's ranks of one process must be queued in one group), the graphs replayed
 /// together: kWarm times, then kTimed between events on each stream; the
 /// slowest stream's span / (kTimed x calls). us -1 when a call fails in the
 /// capture.
 Timed timeReplays(const std::vector<cudaStream_t> &streams, int calls,
-                  const std::function<bool(int)> &issue) {
+                  const std::function<bool()> &issue) {
   const size_t n = streams.size();
   Timed t;
   std::vector<cudaGraph_t> graphs(n);
@@ -687,7 +687,7 @@ Timed timeReplays(const std::vector<cudaStream_t> &streams, int calls,
   }
   bool ok = true;
   for (int i = 0; i < calls && ok; ++i)
-    ok = issue(i);
+    ok = issue();
   for (size_t q = 0; q < n; ++q) {
     useDevice((int)q);
     CUDA(cudaStreamEndCapture(streams[q], &graphs[q]));
@@ -748,7 +748,7 @@ Timed timeReplays(const std::vector<cudaStream_t> &streams, int calls,
 /// minReplayUs, again with enough calls for it (at most kMaxAdaptive),
 /// `calls` updated: short kernels are timed over milliseconds too.
 Timed timeAdaptive(const std::vector<cudaStream_t> &streams, int &calls,
-                   const std::function<bool(int)> &issue) {
+                   const std::function<bool()> &issue) {
   Timed t = timeReplays(streams, calls, issue);
   if (t.us > 0 && t.us * calls < minReplayUs && calls < kMaxAdaptive) {
     calls = std::min(kMaxAdaptive,
@@ -1277,7 +1277,7 @@ CopyResult copyBaseline(Buffers &b, const Coll &c, const Shape &s, int ctas,
     }
   }
   ++passed;
-  res.us = timeAdaptive(b.streams, calls, [&](int) {
+  res.us = timeAdaptive(b.streams, calls, [&] {
               for (int q = 0; q < b.n; ++q) {
                 useDevice(q);
                 if (collc::bench::launchCopy(b.dst[q], b.src[q], bytesPerRank,
@@ -1398,9 +1398,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
   ++passed;
   int calls = (int)std::max<long long>(
       1, std::min<long long>(kMaxCalls, callsBytes / (long long)s.bytes));
-  const Timed timed = timeAdaptive(b.streams, calls, [&](int) {
-    return issueAll(b, r, c, s, where, why);
-  });
+  const Timed timed = timeAdaptive(
+      b.streams, calls, [&] { return issueAll(b, r, c, s, where, why); });
   const double us = timed.us;
   if (us < 0) {
     std::printf("FAIL %s: capture: %s\n", what, why.c_str());

@@ -870,9 +870,10 @@ extern "C" collcResult_t collcCommSupports(collcComm_t comm,
   const char *name = nullptr;
   const CollectiveInfo *c = nullptr;
   Workspace *w = nullptr;
+  // bindTyped checks the communicator (checkNotFailed) first.
   collcResult_t res = bindTyped(comm, t, reduces ? &op : nullptr, name);
-  if (res == collcSuccess)
-    res = checkEntry(comm, name, reduces ? &op : nullptr);
+  if (res == collcSuccess && reduces)
+    res = checkOp(comm, name, op);
   if (res == collcSuccess)
     res = resolve(comm, name, datatype, 0, c, w);
   if (res == collcSuccess)
