@@ -34,15 +34,23 @@ class Dispatcher:
         self.fallbacks = collections.Counter()  # reason -> calls
         self.collc_calls = 0
         self._supported = {}
+        self.last_reason = None
 
-    def reason(self, collective, dtype, op=RedOp.sum, contiguous=True):
+    def reason(self, collective, dtype, op=RedOp.sum, contiguous=True,
+               other=None):
         """None when collc can take the call, else why not. `dtype` is a
         DataType name (e.g. "bfloat16") or a name collc does not have
-        (e.g. "int32")."""
+        (e.g. "int32"); `op` a RedOp or its name, or a name collc does not
+        have (e.g. "product"); `other` a reason the caller found itself
+        (e.g. a tensor in host memory)."""
         if self.comm is None:
             return "no collc communicator for this group"
+        if other is not None:
+            return other
         if dtype not in DataType.__members__:
             return "collc has no element type %s" % dtype
+        if isinstance(op, str) and op not in RedOp.__members__:
+            return "collc has no reduction operator %s" % op
         if not contiguous:
             return "a tensor is not contiguous"
         key = (Collective[collective] if isinstance(collective, str)
@@ -54,10 +62,10 @@ class Dispatcher:
         return self._supported[key]
 
     def run(self, collective, dtype, collc_call, fallback_call,
-            op=RedOp.sum, contiguous=True):
+            op=RedOp.sum, contiguous=True, other=None):
         """collc_call() when collc serves the call, else fallback_call();
         the value of the one that ran."""
-        why = self.reason(collective, dtype, op, contiguous)
+        why = self.reason(collective, dtype, op, contiguous, other)
         if why is None:
             try:
                 result = collc_call()
@@ -73,6 +81,7 @@ class Dispatcher:
         if self.strict:
             raise FallbackRefused("collc: %s: %s (strict: no fallback)" %
                                   (name, why))
+        self.last_reason = why  # what fallback_call may report
         key = "%s: %s" % (name, why)
         if key not in self.fallbacks:
             log.info("collc: %s falls back to torch.distributed: %s", name,

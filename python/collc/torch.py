@@ -1,0 +1,713 @@
+"""collc from PyTorch: communicators bootstrapped from torch.distributed,
+collectives as torch ops, registered tensors, and the fallback to
+torch.distributed for what collc cannot serve.
+
+    import torch.distributed as dist
+    import collc.torch as ct
+    dist.init_process_group("nccl")                      # any backend
+    comm = ct.init("out/modules/collectives.collcmod")   # the default group
+    y = ct.all_reduce(x, comm)                           # torch.ops.collc.all_reduce
+    ct.all_reduce_(x, comm)                              # in place
+
+Every collective is an op of the `collc` namespace (torch.ops.collc.*),
+with a fake (meta) implementation, so torch.compile traces it without a
+graph break; the in-place forms mutate their tensor argument and return
+nothing, which torch.compile functionalizes. A call runs on the current
+CUDA stream, and is safe to capture in a CUDA graph and replay.
+
+A call collc cannot serve (an element type or operator the module lacks, a
+rank count it has no kernel for, a host or non-contiguous tensor, a size it
+refuses) runs on torch.distributed over the communicator's group instead,
+ordered on the stream as the call would have been, counted by reason
+(Communicator.fallbacks) and logged once per reason at INFO on logger
+"collc"; strict=True raises FallbackRefused instead (collc.dispatch).
+
+Tensors that live for the whole run (a server's activation buffers) take
+the zero-copy path once registered: comm.register(tensor), or
+comm.empty(...) which allocates and registers.
+
+One process may drive several ranks (init_all: ranks sharing a GPU, for
+tests and single-GPU development); those communicators have no group, so a
+call collc cannot serve raises.
+
+Shapes follow torch.distributed: all_gather_into_tensor concatenates along
+dim 0, reduce_scatter_tensor and all_to_all_single split along dim 0, and
+the V forms take row counts (sizes along dim 0) per rank.
+"""
+import itertools
+
+import torch
+import torch.distributed as dist
+
+from . import Comm, Module
+from .dispatch import Dispatcher, FallbackRefused
+
+__all__ = [
+    "Communicator", "FallbackRefused", "init", "init_all", "collc_dtype",
+    "all_reduce", "all_reduce_", "all_gather_into_tensor",
+    "reduce_scatter_tensor", "all_to_all_single", "broadcast", "broadcast_",
+    "all_gather_v", "reduce_scatter_v", "all_to_all_v",
+]
+
+_DTYPES = {torch.bfloat16: "bfloat16", torch.float16: "float16",
+           torch.float32: "float32"}
+for _name, _collc in (("float8_e4m3fn", "float8_e4m3"),
+                      ("float8_e5m2", "float8_e5m2")):
+    if hasattr(torch, _name):
+        _DTYPES[getattr(torch, _name)] = _collc
+
+_TORCH_OPS = {"sum": "SUM", "max": "MAX", "min": "MIN", "product": "PRODUCT",
+              "avg": None}
+
+
+def collc_dtype(dtype):
+    """collc's name for a torch dtype (e.g. "bfloat16"), or torch's own
+    (e.g. "int32") where collc has none."""
+    return _DTYPES.get(dtype, str(dtype).replace("torch.", ""))
+
+
+def _op_name(op):
+    """"sum", "max", "min", "avg", "product" from a name or a
+    torch.distributed.ReduceOp."""
+    name = (op if isinstance(op, str) else str(op).split(".")[-1]).lower()
+    if name not in _TORCH_OPS:
+        raise ValueError("collc: reduction operator %r: expected one of %s" %
+                         (op, ", ".join(sorted(_TORCH_OPS))))
+    return name
+
+
+# ---------------------------------------------------------------------------
+# Communicators
+# ---------------------------------------------------------------------------
+
+_communicators = {}
+_ids = itertools.count(1)
+
+
+def _lookup(comm_id):
+    c = _communicators.get(comm_id)
+    if c is None:
+        raise ValueError("collc: no communicator %d (destroyed, or not made "
+                         "by collc.torch.init / init_all)" % comm_id)
+    return c
+
+
+class Communicator:
+    """One rank: a collc communicator (or None: every call falls back) and
+    the torch.distributed group calls fall back to (or None: none can).
+    `id` is what the torch ops take."""
+
+    def __init__(self, comm, group, rank, nranks, strict=False, device=None):
+        self.comm, self.group = comm, group
+        self.rank, self.nranks = rank, nranks
+        self.device = device
+        self.dispatch = Dispatcher(comm, strict)
+        self._windows = {}  # data_ptr -> (Window, tensor)
+        self.id = next(_ids)
+        _communicators[self.id] = self
+
+    @property
+    def fallbacks(self):
+        """Calls that fell back, by "collective: reason"."""
+        return self.dispatch.fallbacks
+
+    @property
+    def collc_calls(self):
+        return self.dispatch.collc_calls
+
+    def register(self, tensor):
+        """Registers a CUDA tensor's memory for the zero-copy path
+        (collective: every rank registers its tensor, in the same order);
+        the tensor is kept alive until deregister(). Returns the tensor."""
+        if self.comm is None:
+            raise RuntimeError("collc: register: this communicator has no "
+                               "collc communicator (its calls fall back)")
+        if not tensor.is_cuda or not tensor.is_contiguous():
+            raise ValueError("collc: register takes a contiguous CUDA "
+                             "tensor, not %s %s" % (
+                                 tensor.device, "contiguous" if
+                                 tensor.is_contiguous() else "strided"))
+        ptr = tensor.data_ptr()
+        if ptr in self._windows:
+            raise ValueError("collc: register: the tensor at 0x%x is "
+                             "registered already" % ptr)
+        window = self.comm.register(ptr, tensor.numel() *
+                                    tensor.element_size())
+        self._windows[ptr] = (window, tensor)
+        return tensor
+
+    def deregister(self, tensor):
+        """Deregisters a tensor register() took (collective)."""
+        entry = self._windows.pop(tensor.data_ptr(), None)
+        if entry is None:
+            raise ValueError("collc: deregister: the tensor at 0x%x is not "
+                             "registered" % tensor.data_ptr())
+        self.comm.deregister(entry[0])
+
+    def empty(self, *size, dtype=torch.bfloat16):
+        """A registered CUDA tensor on this rank's device (collective)."""
+        t = torch.empty(*size, dtype=dtype, device=self.device)
+        return self.register(t)
+
+    def destroy(self):
+        """Deregisters every tensor and frees the collc communicator."""
+        _communicators.pop(self.id, None)
+        if self.comm is not None:
+            for window, _ in list(self._windows.values()):
+                self.comm.deregister(window)
+            self._windows.clear()
+            self.comm.destroy()
+            self.comm = None
+
+
+def _module(module):
+    return module if isinstance(module, Module) else Module(module)
+
+
+def init(module, group=None, device=None, config=None, strict=False):
+    """This process's rank of `group` (default: the default group), built
+    from an allgather of bytes over the group (any backend). `device`: the
+    CUDA device (default: the current one). Without CUDA every call falls
+    back. Every rank of the group calls init together."""
+    group = group if group is not None else dist.group.WORLD
+    rank, nranks = dist.get_rank(group), dist.get_world_size(group)
+    module = _module(module)  # a bad module is an error on any machine
+    if not torch.cuda.is_available():
+        return Communicator(None, group, rank, nranks, strict)
+    if device is None:
+        device = torch.cuda.current_device()
+    device = torch.device("cuda", device) if isinstance(device, int) else \
+        torch.device(device)
+    if device.type != "cuda" or device.index is None:
+        raise ValueError("collc: init: device %s is not one CUDA device" %
+                         device)
+
+    def allgather(data):
+        out = [None] * nranks
+        dist.all_gather_object(out, data, group=group)
+        return b"".join(out)
+
+    comm = Comm.init_rank(module, nranks, rank, device.index,
+                          allgather, config)
+    return Communicator(comm, group, rank, nranks, strict, device)
+
+
+def init_all(module, devices, config=None, strict=False):
+    """A Communicator per entry of `devices` in this process (rank i on
+    devices[i]; a device may repeat). No group: what collc cannot serve
+    raises."""
+    comms = Comm.init_all(_module(module), list(devices), config)
+    return [Communicator(c, None, i, len(comms), strict,
+                         torch.device("cuda", d))
+            for i, (c, d) in enumerate(zip(comms, devices))]
+
+
+# ---------------------------------------------------------------------------
+# Shapes (the ops' fake implementations use these too)
+# ---------------------------------------------------------------------------
+
+def _rows(t):
+    return t.shape[0] if t.dim() else 1
+
+
+def _row_shape(t):
+    return tuple(t.shape[1:]) if t.dim() else ()
+
+
+def _row_elems(t):
+    n = 1
+    for s in _row_shape(t):
+        n *= s
+    return n
+
+
+def _split_check(what, t, n):
+    if _rows(t) % n:
+        raise ValueError("collc: %s: the input's %d rows (dim 0) do not "
+                         "split among %d ranks" % (what, _rows(t), n))
+
+
+def _counts_check(what, counts, n, name="counts"):
+    if len(counts) != n:
+        raise ValueError("collc: %s: %s has %d entries for %d ranks" % (
+            what, name, len(counts), n))
+    if any(c < 0 for c in counts):
+        raise ValueError("collc: %s: %s has a negative entry: %s" % (
+            what, name, list(counts)))
+
+
+def _gather_shape(t, n):
+    return (n * _rows(t),) + _row_shape(t)
+
+
+def _scatter_shape(what, t, n):
+    _split_check(what, t, n)
+    return (_rows(t) // n,) + _row_shape(t)
+
+
+# ---------------------------------------------------------------------------
+# The fallback: torch.distributed on the communicator's group
+# ---------------------------------------------------------------------------
+
+def _group(c, what, why):
+    if c.group is None:
+        raise FallbackRefused(
+            "collc: %s: collc cannot serve the call (%s) and the "
+            "communicator has no torch.distributed group to fall back to "
+            "(collc.torch.init_all)" % (what, why))
+    return c.group
+
+
+def _native(group):
+    """NCCL runs every torch.distributed collective natively on CUDA
+    tensors and is capturable; other backends (gloo) get the collectives
+    composed from all_reduce, all_gather and all_to_all_single, on host
+    copies of CUDA tensors."""
+    return dist.get_backend(group) == "nccl"
+
+
+def _global_rank(group, rank):
+    if group is None or group is dist.group.WORLD:
+        return rank
+    if hasattr(dist, "get_global_rank"):
+        return dist.get_global_rank(group, rank)
+    return dist.distributed_c10d._get_global_rank(group, rank)
+
+
+def _staged(group, outputs, inputs, run, reduce=False):
+    """run(outputs, inputs) on tensors the backend takes, outputs copied
+    back: contiguous; for NCCL device copies of host tensors; for other
+    backends (gloo) host copies of CUDA tensors (.cpu() waits for the current stream, copy_ is queued on
+    it), floats under 32 bits reduced as float32 (gloo has no bf16 or fp8)
+    and moved as bytes (bitwise)."""
+    host = not _native(group)
+    narrow = lambda t: t.is_floating_point() and t.element_size() < 4
+
+    def stage(t):
+        if host and t.is_cuda:
+            t = t.cpu()
+        elif not host and not t.is_cuda:  # NCCL takes CUDA tensors only
+            return t.to(torch.device("cuda", torch.cuda.current_device()))
+        if host and narrow(t):
+            if reduce:
+                return t.float()
+            # Rows kept (a V call's counts are rows), each row as bytes.
+            return t.contiguous().reshape(_rows(t), -1).view(torch.uint8)
+        return t if t.is_contiguous() else t.contiguous()
+
+    outs, ins = [stage(t) for t in outputs], [stage(t) for t in inputs]
+    run(outs, ins)
+    for t, s in zip(outputs, outs):
+        if s is t:
+            continue
+        if s.dtype == torch.uint8 and t.dtype != torch.uint8:
+            s = s.view(t.dtype).reshape(t.shape)
+        t.copy_(s)
+
+
+def _reduce_op(op):
+    return getattr(dist.ReduceOp, _TORCH_OPS[op])
+
+
+def _fb_all_reduce(group, t, op, nranks):
+    def run(outs, _):
+        if op != "avg":
+            dist.all_reduce(outs[0], _reduce_op(op), group=group)
+        elif _native(group):
+            dist.all_reduce(outs[0], dist.ReduceOp.AVG, group=group)
+        else:
+            dist.all_reduce(outs[0], dist.ReduceOp.SUM, group=group)
+            outs[0].div_(nranks)
+    _staged(group, [t], [], run, reduce=True)
+
+
+def _fb_all_gather(group, out, inp, nranks):
+    def run(outs, ins):
+        if _native(group):
+            dist.all_gather_into_tensor(outs[0], ins[0], group=group)
+        else:
+            dist.all_gather(list(outs[0].chunk(nranks)), ins[0], group=group)
+    _staged(group, [out], [inp], run)
+
+
+def _fb_reduce_scatter(group, out, inp, op, rank, nranks):
+    if _native(group) and op != "avg":
+        _staged(group, [out], [inp],
+                lambda outs, ins: dist.reduce_scatter_tensor(
+                    outs[0], ins[0], _reduce_op(op), group=group),
+                reduce=True)
+        return
+    tmp = inp.contiguous().clone()
+    _fb_all_reduce(group, tmp, op, nranks)
+    out.copy_(tmp.chunk(nranks)[rank])
+
+
+def _fb_all_to_all(group, out, inp, out_splits=None, in_splits=None):
+    _staged(group, [out], [inp], lambda outs, ins: dist.all_to_all_single(
+        outs[0], ins[0], out_splits, in_splits, group=group))
+
+
+def _fb_broadcast(group, t, root):
+    _staged(group, [t], [], lambda outs, _: dist.broadcast(
+        outs[0], _global_rank(group, root), group=group))
+
+
+def _fb_all_gather_v(group, out, inp, counts):
+    # Every rank's rows padded to the largest, gathered, then unpadded:
+    # all_gather needs equal sizes on every backend.
+    most = max(counts)
+    padded = inp.new_zeros((most,) + _row_shape(inp))
+    padded[:_rows(inp)].copy_(inp.reshape((_rows(inp),) + _row_shape(inp)))
+    gathered = inp.new_empty((len(counts) * most,) + _row_shape(inp))
+    _fb_all_gather(group, gathered, padded, len(counts))
+    start = 0
+    for r, c in enumerate(counts):
+        out[start:start + c].copy_(gathered[r * most:r * most + c])
+        start += c
+
+
+def _fb_reduce_scatter_v(group, out, inp, counts, op, rank):
+    tmp = inp.contiguous().clone()
+    _fb_all_reduce(group, tmp, op, len(counts))
+    start = sum(counts[:rank])
+    out.copy_(tmp[start:start + counts[rank]])
+
+
+# ---------------------------------------------------------------------------
+# The ops' implementations (CPU and CUDA; CPU tensors always fall back)
+# ---------------------------------------------------------------------------
+
+def _stream(t):
+    return torch.cuda.current_stream(t.device).cuda_stream
+
+
+def _where(c, *tensors):
+    """A reason collc cannot take these tensors, or None."""
+    for t in tensors:
+        if not t.is_cuda:
+            return "a tensor is in %s memory; collc runs on CUDA devices" % (
+                t.device.type)
+        if c.device is not None and t.device != c.device:
+            return "a tensor is on %s, the communicator on %s" % (
+                t.device, c.device)
+    return None
+
+
+def _run(c, collective, tensors, collc_call, fallback, op="sum"):
+    dtype = collc_dtype(tensors[0].dtype)
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise ValueError("collc: %s: the tensors' types differ (%s, %s)"
+                             % (collective, tensors[0].dtype, t.dtype))
+    contiguous = all(t.is_contiguous() for t in tensors)
+    c.dispatch.run(collective, dtype, collc_call,
+                   lambda: fallback(_group(c, collective,
+                                           c.dispatch.last_reason)),
+                   op=op, contiguous=contiguous,
+                   other=_where(c, *tensors))
+
+
+def _all_reduce_(t, comm, op="sum"):
+    c, op = _lookup(comm), _op_name(op)
+    _run(c, "all_reduce", [t],
+         lambda: c.comm.all_reduce(t.data_ptr(), t.data_ptr(), t.numel(),
+                                   collc_dtype(t.dtype), op,
+                                   stream=_stream(t)),
+         lambda g: _fb_all_reduce(g, t, op, c.nranks), op)
+
+
+def _all_reduce(t, comm, op="sum"):
+    c, op = _lookup(comm), _op_name(op)
+    out = torch.empty_like(t, memory_format=torch.contiguous_format)
+
+    def fallback(g):
+        out.copy_(t)
+        _fb_all_reduce(g, out, op, c.nranks)
+
+    _run(c, "all_reduce", [t, out],
+         lambda: c.comm.all_reduce(t.data_ptr(), out.data_ptr(), t.numel(),
+                                   collc_dtype(t.dtype), op,
+                                   stream=_stream(t)),
+         fallback, op)
+    return out
+
+
+def _all_gather_out(t, out, comm):
+    c = _lookup(comm)
+    if tuple(out.shape) != _gather_shape(t, c.nranks):
+        raise ValueError("collc: all_gather_into_tensor: output shape %s, "
+                         "expected %s" % (tuple(out.shape),
+                                          _gather_shape(t, c.nranks)))
+    _run(c, "all_gather", [t, out],
+         lambda: c.comm.all_gather(t.data_ptr(), out.data_ptr(), t.numel(),
+                                   collc_dtype(t.dtype), stream=_stream(t)),
+         lambda g: _fb_all_gather(g, out, t, c.nranks))
+
+
+def _all_gather(t, comm):
+    c = _lookup(comm)
+    out = t.new_empty(_gather_shape(t, c.nranks))
+    _all_gather_out(t, out, comm)
+    return out
+
+
+def _reduce_scatter_out(t, out, comm, op="sum"):
+    c, op = _lookup(comm), _op_name(op)
+    shape = _scatter_shape("reduce_scatter_tensor", t, c.nranks)
+    if tuple(out.shape) != shape:
+        raise ValueError("collc: reduce_scatter_tensor: output shape %s, "
+                         "expected %s" % (tuple(out.shape), shape))
+    _run(c, "reduce_scatter", [t, out],
+         lambda: c.comm.reduce_scatter(t.data_ptr(), out.data_ptr(),
+                                       out.numel(), collc_dtype(t.dtype), op,
+                                       stream=_stream(t)),
+         lambda g: _fb_reduce_scatter(g, out, t, op, c.rank, c.nranks), op)
+
+
+def _reduce_scatter(t, comm, op="sum"):
+    c = _lookup(comm)
+    out = t.new_empty(_scatter_shape("reduce_scatter_tensor", t, c.nranks))
+    _reduce_scatter_out(t, out, comm, op)
+    return out
+
+
+def _all_to_all_out(t, out, comm):
+    c = _lookup(comm)
+    _split_check("all_to_all_single", t, c.nranks)
+    if out.shape != t.shape:
+        raise ValueError("collc: all_to_all_single: output shape %s, "
+                         "expected the input's %s" % (tuple(out.shape),
+                                                     tuple(t.shape)))
+    _run(c, "all_to_all", [t, out],
+         lambda: c.comm.all_to_all(t.data_ptr(), out.data_ptr(),
+                                   t.numel() // c.nranks,
+                                   collc_dtype(t.dtype), stream=_stream(t)),
+         lambda g: _fb_all_to_all(g, out, t))
+
+
+def _all_to_all(t, comm):
+    out = torch.empty_like(t, memory_format=torch.contiguous_format)
+    _all_to_all_out(t, out, comm)
+    return out
+
+
+def _root_check(c, root):
+    if not 0 <= root < c.nranks:
+        raise ValueError("collc: broadcast: root %d is not a rank of %d" %
+                         (root, c.nranks))
+
+
+def _broadcast_(t, root, comm):
+    c = _lookup(comm)
+    _root_check(c, root)
+    _run(c, "broadcast", [t],
+         lambda: c.comm.broadcast(t.data_ptr(), t.data_ptr(), t.numel(),
+                                  collc_dtype(t.dtype), root,
+                                  stream=_stream(t)),
+         lambda g: _fb_broadcast(g, t, root))
+
+
+def _broadcast(t, root, comm):
+    c = _lookup(comm)
+    _root_check(c, root)
+    out = torch.empty_like(t, memory_format=torch.contiguous_format)
+
+    def fallback(g):
+        out.copy_(t)
+        _fb_broadcast(g, out, root)
+
+    _run(c, "broadcast", [t, out],
+         lambda: c.comm.broadcast(t.data_ptr(), out.data_ptr(), t.numel(),
+                                  collc_dtype(t.dtype), root,
+                                  stream=_stream(t)),
+         fallback)
+    return out
+
+
+def _v_shape_all_gather(t, counts, c):
+    _counts_check("all_gather_v", counts, c.nranks)
+    if _rows(t) != counts[c.rank]:
+        raise ValueError("collc: all_gather_v: rank %d's input has %d rows, "
+                         "counts[%d] is %d" % (c.rank, _rows(t), c.rank,
+                                               counts[c.rank]))
+    return (sum(counts),) + _row_shape(t)
+
+
+def _all_gather_v(t, counts, comm):
+    c = _lookup(comm)
+    out = t.new_empty(_v_shape_all_gather(t, counts, c))
+    row = _row_elems(t)
+    _run(c, "all_gather_v", [t, out],
+         lambda: c.comm.all_gather_v(t.data_ptr(), t.numel(), out.data_ptr(),
+                                     [k * row for k in counts],
+                                     collc_dtype(t.dtype),
+                                     stream=_stream(t)),
+         lambda g: _fb_all_gather_v(g, out, t, counts))
+    return out
+
+
+def _v_shape_reduce_scatter(t, counts, c):
+    _counts_check("reduce_scatter_v", counts, c.nranks)
+    if _rows(t) != sum(counts):
+        raise ValueError("collc: reduce_scatter_v: the input has %d rows, "
+                         "the counts sum to %d" % (_rows(t), sum(counts)))
+    return (counts[c.rank],) + _row_shape(t)
+
+
+def _reduce_scatter_v(t, counts, comm, op="sum"):
+    c, op = _lookup(comm), _op_name(op)
+    out = t.new_empty(_v_shape_reduce_scatter(t, counts, c))
+    row = _row_elems(t)
+    _run(c, "reduce_scatter_v", [t, out],
+         lambda: c.comm.reduce_scatter_v(t.data_ptr(), out.data_ptr(),
+                                         [k * row for k in counts],
+                                         collc_dtype(t.dtype), op,
+                                         stream=_stream(t)),
+         lambda g: _fb_reduce_scatter_v(g, out, t, counts, op, c.rank), op)
+    return out
+
+
+def _v_shape_all_to_all(t, send, recv, c):
+    _counts_check("all_to_all_v", send, c.nranks, "send_counts")
+    _counts_check("all_to_all_v", recv, c.nranks, "recv_counts")
+    if _rows(t) != sum(send):
+        raise ValueError("collc: all_to_all_v: the input has %d rows, "
+                         "send_counts sum to %d" % (_rows(t), sum(send)))
+    return (sum(recv),) + _row_shape(t)
+
+
+def _all_to_all_v(t, send, recv, comm):
+    c = _lookup(comm)
+    out = t.new_empty(_v_shape_all_to_all(t, send, recv, c))
+    row = _row_elems(t)
+    _run(c, "all_to_all_v", [t, out],
+         lambda: c.comm.all_to_all_v(t.data_ptr(), [k * row for k in send],
+                                     out.data_ptr(), [k * row for k in recv],
+                                     collc_dtype(t.dtype),
+                                     stream=_stream(t)),
+         lambda g: _fb_all_to_all(g, out, t, list(recv), list(send)))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Registration with torch.library
+# ---------------------------------------------------------------------------
+
+# name: (schema, implementation, fake implementation)
+_OPS = {
+    "all_reduce": (
+        "(Tensor input, int comm, str op='sum') -> Tensor", _all_reduce,
+        lambda t, comm, op="sum": torch.empty_like(t)),
+    "all_reduce_": (
+        "(Tensor(a!) tensor, int comm, str op='sum') -> ()", _all_reduce_,
+        lambda t, comm, op="sum": None),
+    "all_gather_into_tensor": (
+        "(Tensor input, int comm) -> Tensor", _all_gather,
+        lambda t, comm: t.new_empty(_gather_shape(t, _lookup(comm).nranks))),
+    "all_gather_into_tensor_out": (
+        "(Tensor input, Tensor(a!) out, int comm) -> ()", _all_gather_out,
+        lambda t, out, comm: None),
+    "reduce_scatter_tensor": (
+        "(Tensor input, int comm, str op='sum') -> Tensor", _reduce_scatter,
+        lambda t, comm, op="sum": t.new_empty(_scatter_shape(
+            "reduce_scatter_tensor", t, _lookup(comm).nranks))),
+    "reduce_scatter_tensor_out": (
+        "(Tensor input, Tensor(a!) out, int comm, str op='sum') -> ()",
+        _reduce_scatter_out, lambda t, out, comm, op="sum": None),
+    "all_to_all_single": (
+        "(Tensor input, int comm) -> Tensor", _all_to_all,
+        lambda t, comm: torch.empty_like(t)),
+    "all_to_all_single_out": (
+        "(Tensor input, Tensor(a!) out, int comm) -> ()", _all_to_all_out,
+        lambda t, out, comm: None),
+    "broadcast": (
+        "(Tensor input, int root, int comm) -> Tensor", _broadcast,
+        lambda t, root, comm: torch.empty_like(t)),
+    "broadcast_": (
+        "(Tensor(a!) tensor, int root, int comm) -> ()", _broadcast_,
+        lambda t, root, comm: None),
+    "all_gather_v": (
+        "(Tensor input, int[] counts, int comm) -> Tensor", _all_gather_v,
+        lambda t, counts, comm: t.new_empty(
+            _v_shape_all_gather(t, counts, _lookup(comm)))),
+    "reduce_scatter_v": (
+        "(Tensor input, int[] counts, int comm, str op='sum') -> Tensor",
+        _reduce_scatter_v,
+        lambda t, counts, comm, op="sum": t.new_empty(
+            _v_shape_reduce_scatter(t, counts, _lookup(comm)))),
+    "all_to_all_v": (
+        "(Tensor input, int[] send_counts, int[] recv_counts, int comm) -> "
+        "Tensor", _all_to_all_v,
+        lambda t, send, recv, comm: t.new_empty(
+            _v_shape_all_to_all(t, send, recv, _lookup(comm)))),
+}
+
+_library = torch.library.Library("collc", "DEF")
+for _name, (_schema, _impl, _fake) in _OPS.items():
+    _library.define(_name + _schema)
+    _library.impl(_name, _impl, "CPU")
+    _library.impl(_name, _impl, "CUDA")
+    if hasattr(torch.library, "register_fake"):  # PyTorch 2.4+
+        torch.library.register_fake("collc::" + _name, _fake, lib=_library)
+    else:
+        _library.impl(_name, _fake, "Meta")
+
+_ops = torch.ops.collc
+
+
+def _id(comm):
+    return comm.id if isinstance(comm, Communicator) else comm
+
+
+# The Python entry points: `comm` is a Communicator (or its id).
+
+def all_reduce(t, comm, op="sum"):
+    return _ops.all_reduce(t, _id(comm), _op_name(op))
+
+
+def all_reduce_(t, comm, op="sum"):
+    _ops.all_reduce_(t, _id(comm), _op_name(op))
+    return t
+
+
+def all_gather_into_tensor(t, comm, out=None):
+    if out is None:
+        return _ops.all_gather_into_tensor(t, _id(comm))
+    _ops.all_gather_into_tensor_out(t, out, _id(comm))
+    return out
+
+
+def reduce_scatter_tensor(t, comm, op="sum", out=None):
+    if out is None:
+        return _ops.reduce_scatter_tensor(t, _id(comm), _op_name(op))
+    _ops.reduce_scatter_tensor_out(t, out, _id(comm), _op_name(op))
+    return out
+
+
+def all_to_all_single(t, comm, out=None):
+    if out is None:
+        return _ops.all_to_all_single(t, _id(comm))
+    _ops.all_to_all_single_out(t, out, _id(comm))
+    return out
+
+
+def broadcast(t, root, comm):
+    return _ops.broadcast(t, root, _id(comm))
+
+
+def broadcast_(t, root, comm):
+    _ops.broadcast_(t, root, _id(comm))
+    return t
+
+
+def all_gather_v(t, counts, comm):
+    return _ops.all_gather_v(t, list(counts), _id(comm))
+
+
+def reduce_scatter_v(t, counts, comm, op="sum"):
+    return _ops.reduce_scatter_v(t, list(counts), _id(comm), _op_name(op))
+
+
+def all_to_all_v(t, send_counts, recv_counts, comm):
+    return _ops.all_to_all_v(t, list(send_counts), list(recv_counts),
+                             _id(comm))

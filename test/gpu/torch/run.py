@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""collc.torch on the GPU machine (issue 13): every op checked bitwise
+against the collective's definition (python/tests/torch_cases.py: small
+integers, host reference in float64, poisoned outputs) for every dtype of
+the module, odd sizes included, in eager mode, under CUDA graph capture and
+replay, and under torch.compile (no graph breaks: torch._dynamo.explain);
+registered tensors; and, with one process per rank bootstrapped from
+torch.distributed, the fallback taken and correct for each case collc
+cannot serve.
+
+  run.py --module out/modules/collectives.collcmod [--ranks 2,8]
+         [--procs 2] [--gpus G] [--out DIR]
+
+--ranks: ranks in this process (collc.torch.init_all, rank q on GPU
+q % G; sharing one GPU when G is 1): eager, registered, graphs, compile.
+--procs: one process per rank (torch.multiprocessing), bootstrapped from a
+torch.distributed group: NCCL where every rank has its own GPU, else gloo
+(NCCL refuses two ranks on one GPU; processes sharing a GPU time-slice, so
+this part checks results and the fallback, not speed). Prints a line per
+part and writes summary.json under --out. Exit status 1 on any failure.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..",
+                                    ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+os.environ.setdefault("COLLC_LIBRARY",
+                      os.path.join(ROOT, "build-gpu", "runtime",
+                                   "libcollc.so"))
+for k, v in (("NCCL_NVLS_ENABLE", "0"),
+             ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
+             ("NVSHMEM_DISABLE_NVLS", "1")):
+    if os.environ.get(k) != v:
+        sys.exit("run.py: %s=%s must be set (never NVLink multicast here)" %
+                 (k, v))
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+
+import collc  # noqa: E402
+import collc.torch as ct  # noqa: E402
+from torch_cases import Case, cases  # noqa: E402
+
+REDUCE = [torch.bfloat16, torch.float16, torch.float32]
+COPY = [torch.float8_e4m3fn, torch.float8_e5m2]
+SHAPES = ((1, 1), (3, 7), (64, 40), (1000, 129))
+LARGE = (4096, 1024)  # 2 ranks only: 16 MiB of bf16, the chunked programs
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Ranks in this process
+# ---------------------------------------------------------------------------
+
+class Ranks:
+    def __init__(self, module, n, gpus, timeout_ms):
+        devices = [q % gpus for q in range(n)]
+        self.comms = ct.init_all(module, devices,
+                                 collc.Config(timeout_ms=timeout_ms),
+                                 strict=True)
+        self.streams = [torch.cuda.Stream(device=d) for d in devices]
+        self.devices = devices
+        self.n = n
+
+    def each(self, fn):
+        """fn(rank) for every rank, each on its own stream; then waits."""
+        torch.cuda.synchronize()
+        out = []
+        for r in range(self.n):
+            with torch.cuda.device(self.devices[r]), \
+                    torch.cuda.stream(self.streams[r]):
+                out.append(fn(r))
+        for d in set(self.devices):
+            torch.cuda.synchronize(d)
+        return out
+
+    def inputs(self, case):
+        return [case.input(r).to("cuda:%d" % self.devices[r])
+                for r in range(self.n)]
+
+
+def check_all(case, results, failures):
+    for r, res in enumerate(results):
+        error = case.check(r, res)
+        if error:
+            failures.append(error)
+
+
+def eager(ranks, failures):
+    n, done = ranks.n, 0
+    before = sum(c.collc_calls for c in ranks.comms)
+    for case in cases(n, REDUCE, COPY, shapes=SHAPES + ((LARGE,) if n == 2
+                                                     else ())):
+        xs = ranks.inputs(case)
+        try:
+            check_all(case, ranks.each(lambda r: case.run(xs[r],
+                                                          ranks.comms[r])),
+                      failures)
+        except Exception as e:
+            failures.append("%r: %r" % (case, e))
+        done += 1
+    calls = sum(c.collc_calls for c in ranks.comms) - before
+    if calls != done * n:
+        failures.append("eager: %d collc calls for %d cases x %d ranks" %
+                        (calls, done, n))
+    return done
+
+
+def registered(ranks, failures):
+    """The same ops on registered tensors (the zero-copy path where the
+    module has it): inputs copied into registered buffers, outputs into
+    registered `out=` tensors."""
+    n, done = ranks.n, 0
+    for rows, cols in ((3, 7), (64, 40), (4096, 1024)):
+        for kind in ("all_reduce", "all_gather_into_tensor",
+                     "reduce_scatter_tensor", "all_to_all_single",
+                     "broadcast"):
+            full = kind in ("all_reduce", "reduce_scatter_tensor",
+                            "all_to_all_single")
+            case = Case(kind, torch.bfloat16, n, rows * n if full else rows,
+                        cols, seed=900 + done, inplace=kind in (
+                            "all_reduce", "broadcast"),
+                        out=kind not in ("all_reduce", "broadcast"))
+            xs = ranks.inputs(case)
+            bufs = [ranks.comms[r].register(xs[r].clone())
+                    for r in range(n)]
+            results = ranks.each(lambda r: case.run(bufs[r], ranks.comms[r]))
+            check_all(case, results, failures)
+            for r in range(n):
+                ranks.comms[r].deregister(bufs[r])
+            done += 1
+    return done
+
+
+def graphs(ranks, failures):
+    """Each rank's op captured in a CUDA graph on its stream, replayed
+    twice on fresh inputs copied into the captured input."""
+    n, done = ranks.n, 0
+    kinds = ("all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor",
+             "all_to_all_single", "broadcast", "all_gather_v",
+             "reduce_scatter_v", "all_to_all_v")
+    for rows, cols in ((3, 7), (1000, 129)):
+        proto = {c.kind: c for c in cases(n, [torch.bfloat16],
+                                          shapes=((rows, cols),), seed=77)
+                 if not c.inplace}
+        for kind in kinds:
+            first = proto[kind]
+            xs = ranks.inputs(first)
+            graph = [torch.cuda.CUDAGraph() for _ in range(n)]
+            outs = [None] * n
+            # Warm-up call outside capture (lazy state), as torch advises.
+            ranks.each(lambda r: first.run(xs[r], ranks.comms[r]))
+            for r in range(n):
+                with torch.cuda.device(ranks.devices[r]):
+                    with torch.cuda.graph(graph[r], stream=ranks.streams[r]):
+                        outs[r] = first.run(xs[r], ranks.comms[r])
+            for replay in range(2):
+                case = Case(first.kind, first.dtype, n, first.rows,
+                            first.cols, counts=first.counts,
+                            seed=5000 + 10 * done + replay)
+                fresh = [case.input(r) for r in range(n)]
+                for r in range(n):
+                    xs[r].copy_(fresh[r])
+                    outs[r].fill_(float("nan"))
+                ranks.each(lambda r: graph[r].replay())
+                check_all(case, outs, failures)
+            done += 1
+    return done
+
+
+def compiled(ranks, failures):
+    """One function calling every op, compiled with torch.compile per rank:
+    no graph breaks (explain), and results right: the ops are linear, so
+    op(2x) / 2 is the case's expected result, exactly."""
+    n = ranks.n
+    cs = {c.kind + ("_" if c.inplace else ""): c
+          for c in cases(n, [torch.bfloat16], shapes=((64, 40),), seed=91)
+          if not c.out}
+
+    def body(comm, xs):
+        res = {}
+        for key, c in cs.items():
+            y = xs[key] * 2
+            res[key] = c.run(y, comm) / 2
+        return res
+
+    fns = [torch.compile(lambda xs, comm=ranks.comms[r]: body(comm, xs))
+           for r in range(n)]
+    inputs = [{k: c.input(r).cuda(ranks.devices[r]) for k, c in cs.items()}
+              for r in range(n)]
+    breaks = []
+    for r in range(n):
+        with torch.cuda.device(ranks.devices[r]), \
+                torch.cuda.stream(ranks.streams[r]):
+            info = torch._dynamo.explain(
+                lambda xs, comm=ranks.comms[r]: body(comm, xs))(inputs[r])
+            breaks.append(info.graph_break_count)
+    torch.cuda.synchronize()
+    if any(breaks):
+        failures.append("torch.compile: graph breaks per rank %s" % breaks)
+    results = ranks.each(lambda r: fns[r](inputs[r]))
+    for key, c in cs.items():
+        check_all(c, [results[r][key] for r in range(n)], failures)
+    return len(cs), breaks
+
+
+def in_process(args, failures):
+    report = {}
+    for n in args.ranks:
+        t0 = time.time()
+        ranks = Ranks(args.module, n, args.gpus, args.timeout_ms)
+        part = {}
+        for name, fn in (("eager", eager), ("registered", registered),
+                         ("graphs", graphs)):
+            before = len(failures)
+            try:
+                part[name] = fn(ranks, failures)
+            except Exception:
+                failures.append("%s at %d ranks: %s" % (
+                    name, n, traceback.format_exc()))
+            log("in-process %d ranks, %s: %s cases, %d failures" % (
+                n, name, part.get(name), len(failures) - before))
+        if n == min(args.ranks):
+            before = len(failures)
+            try:
+                part["compile"], part["graph_breaks"] = compiled(ranks,
+                                                                 failures)
+            except Exception:
+                failures.append("compile at %d ranks: %s" % (
+                    n, traceback.format_exc()))
+            log("in-process %d ranks, torch.compile: %s ops, graph breaks "
+                "%s, %d failures" % (n, part.get("compile"),
+                                     part.get("graph_breaks"),
+                                     len(failures) - before))
+        for c in ranks.comms:
+            c.destroy()
+        part["seconds"] = round(time.time() - t0, 1)
+        report["in_process_%d" % n] = part
+    return report
+
+
+# ---------------------------------------------------------------------------
+# One process per rank, from torch.distributed
+# ---------------------------------------------------------------------------
+
+def fallback_cases(n):
+    """What collc cannot serve, and the reason expected in the count."""
+    out = []
+    for c in cases(n, [torch.int32], shapes=((3, 7),), seed=300):
+        out.append((c, "collc has no element type int32", None))
+    for op in ("max", "min", "avg", "product"):
+        for c in cases(n, [torch.float32], shapes=((3, 7),), ops=(op,),
+                       seed=400):
+            if c.kind in ("all_reduce", "reduce_scatter_tensor"):
+                out.append((c, "not " + op if op != "product" else
+                            "no reduction operator product", None))
+    for c in cases(n, [torch.bfloat16], shapes=((64, 40),), seed=500):
+        if c.kind in ("all_reduce", "all_to_all_single") and not c.out:
+            out.append((c, "not contiguous", "transpose"))
+            out.append((c, "in cpu memory", "cpu"))
+    return out
+
+
+def _proc_main(rank, args, queue):
+    failures, report = [], {}
+    try:
+        gpu = rank % args.gpus
+        torch.cuda.set_device(gpu)
+        backend = "nccl" if args.procs <= args.gpus else "gloo"
+        dist.init_process_group(backend, init_method="file://" + args.store,
+                                rank=rank, world_size=args.procs)
+        comm = ct.init(args.module, config=collc.Config(
+            timeout_ms=args.timeout_ms))
+        n = args.procs
+        served = 0
+        for case in cases(n, REDUCE, COPY, shapes=SHAPES[:4], seed=600):
+            before = comm.collc_calls
+            x = case.input(rank).cuda()
+            try:
+                error = case.check(rank, case.run(x, comm))
+            except Exception as e:
+                error = "%r rank %d: %r" % (case, rank, e)
+            if error:
+                failures.append(error)
+            if comm.collc_calls != before + 1:
+                failures.append("%r rank %d: did not run on collc (%s)" % (
+                    case, rank, dict(comm.fallbacks)))
+            served += 1
+        fell = 0
+        for case, why, how in fallback_cases(n):
+            before = sum(comm.fallbacks.values())
+            x = case.input(rank).cuda()
+            if how == "transpose":  # same values, non-contiguous
+                x = x.t().contiguous().t()
+            elif how == "cpu":
+                x = x.cpu()
+            try:
+                error = case.check(rank, case.run(x, comm))
+            except Exception as e:
+                error = "%r (%s) rank %d: %r" % (case, how, rank, e)
+            if error:
+                failures.append(error)
+            if sum(comm.fallbacks.values()) != before + 1 or not any(
+                    why in k for k in comm.fallbacks):
+                failures.append("%r (%s) rank %d: fallback not counted with "
+                                "%r: %s" % (case, how, rank, why,
+                                            dict(comm.fallbacks)))
+            fell += 1
+        strict = ct.init(args.module, strict=True)
+        try:
+            ct.all_reduce(torch.ones(4, dtype=torch.int32, device="cuda"),
+                          strict)
+            failures.append("rank %d: strict=True did not refuse" % rank)
+        except ct.FallbackRefused:
+            pass
+        strict.destroy()
+        report = dict(backend=backend, collc=served, fallback=fell,
+                      reasons=sorted(comm.fallbacks))
+        comm.destroy()
+        dist.destroy_process_group()
+    except Exception:
+        failures.append("rank %d: %s" % (rank, traceback.format_exc()))
+    queue.put((rank, failures, report))
+
+
+def processes(args, failures):
+    import torch.multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    args.store = os.path.join(args.out, "store-%d" % os.getpid())
+    procs = [ctx.Process(target=_proc_main, args=(r, args, queue))
+             for r in range(args.procs)]
+    for p in procs:
+        p.start()
+    results = []
+    for _ in procs:
+        try:
+            results.append(queue.get(timeout=args.proc_timeout))
+        except Exception:
+            failures.append("a rank process sent no result in %d s" %
+                            args.proc_timeout)
+            break
+    for p in procs:
+        p.join(timeout=10)
+        if p.is_alive():
+            p.kill()
+    for _, fs, _ in results:
+        failures.extend(fs)
+    report = {"rank%d" % r: rep for r, _, rep in sorted(results)}
+    log("%d processes: %s, %d failures" % (
+        args.procs, json.dumps(report.get("rank0")), sum(
+            len(fs) for _, fs, _ in results)))
+    return report
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--module", required=True)
+    p.add_argument("--ranks", default="2,8",
+                   type=lambda s: [int(x) for x in s.split(",") if x])
+    p.add_argument("--procs", type=int, default=2)
+    p.add_argument("--gpus", type=int, default=torch.cuda.device_count())
+    p.add_argument("--timeout-ms", type=int, default=120000)
+    p.add_argument("--proc-timeout", type=int, default=240)
+    p.add_argument("--out", default="build-gpu/torch-out")
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    log("torch %s, %s, %d GPU(s), collc %s" % (
+        torch.__version__, torch.cuda.get_device_name(0), args.gpus,
+        collc.version()))
+    failures = []
+    summary = dict(torch=torch.__version__,
+                   gpu=torch.cuda.get_device_name(0), gpus=args.gpus,
+                   date=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
+    summary.update(in_process(args, failures))
+    if args.procs:
+        summary["processes"] = processes(args, failures)
+    summary["failures"] = failures
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    for f in failures[:40]:
+        log("FAIL", f)
+    log("%s: %d failures" % ("PASS" if not failures else "FAIL",
+                              len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
