@@ -36,6 +36,7 @@ import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+import collc  # noqa: E402
 import collc.torch as ct  # noqa: E402
 
 
@@ -109,7 +110,11 @@ def one_process(args):
     """Ranks sharing this process's GPU(s): collc.torch.init_all."""
     n, gpus = args.ranks, torch.cuda.device_count()
     devices = [q % gpus for q in range(n)]
-    comms = ct.init_all(args.module, devices, strict=True)
+    # Ranks of one process run one after another on the host: a rank's
+    # kernel waits while the next rank's torch.compile compiles, so the
+    # bound on every wait is raised above compile times.
+    comms = ct.init_all(args.module, devices,
+                        collc.Config(timeout_ms=args.timeout_ms), strict=True)
     streams = [torch.cuda.Stream(device=d) for d in devices]
     blocks = [Block(r, n, args.hidden, args.layers, devices[r])
               for r in range(n)]
@@ -234,6 +239,9 @@ def main():
     p.add_argument("--tokens", type=int, default=128)
     p.add_argument("--hidden", type=int, default=4096)
     p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--timeout-ms", type=int, default=120000,
+                   help="bound of every wait (one process: above compile "
+                   "times)")
     args = p.parse_args()
     ok = per_gpu(args) if "RANK" in os.environ else one_process(args)
     print("PASS" if ok else "FAIL")

@@ -15,8 +15,9 @@
 # Environment (run): RANKS (ranks in one process, default 2,8), PROCS
 # (processes, one rank each, default: the GPUs when above 1, else 2:
 # sharing GPU 0, over gloo), GPUS (default: every GPU), PYTHON (default: a
-# python3 that imports torch), MODULE (default
-# out/modules/collectives.collcmod), EXAMPLE_RANKS (default 2).
+# python3 that imports torch), MODULE (comma-separated, default the
+# library: out/modules/collectives.collcmod,out/modules/variable.collcmod),
+# EXAMPLE_RANKS (default 2), RUN_LIMIT (seconds of run.py, default 420).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -50,7 +51,7 @@ pick_python() {
 
 run() {
   local out=${OUT:-build-gpu/torch-out} build=build-gpu/runtime py status=0
-  local module=${MODULE:-out/modules/collectives.collcmod}
+  local module=${MODULE:-out/modules/collectives.collcmod,out/modules/variable.collcmod}
   local gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)} procs
   procs=${PROCS:-$([ "$gpus" -gt 1 ] && echo "$gpus" || echo 2)}
   mkdir -p "$out"
@@ -74,9 +75,9 @@ run() {
   status=${PIPESTATUS[0]}
   if [ "$gpus" -gt 1 ]; then
     timeout 300 "$py" -m torch.distributed.run --nproc-per-node "$gpus" \
-      examples/tp_mlp.py --module "$module"
+      examples/tp_mlp.py --module "${module%%,*}"
   else
-    timeout 300 "$py" examples/tp_mlp.py --module "$module" \
+    timeout 300 "$py" examples/tp_mlp.py --module "${module%%,*}" \
       --ranks "${EXAMPLE_RANKS:-2}"
   fi 2>&1 | tee "$out/tp_mlp.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1

@@ -39,7 +39,7 @@ import itertools
 import torch
 import torch.distributed as dist
 
-from . import Comm, Module
+from . import Collective, Comm, DataType, Module, RedOp
 from .dispatch import Dispatcher, FallbackRefused
 
 __all__ = [
@@ -92,17 +92,46 @@ def _lookup(comm_id):
     return c
 
 
-class Communicator:
-    """One rank: a collc communicator (or None: every call falls back) and
-    the torch.distributed group calls fall back to (or None: none can).
-    `id` is what the torch ops take."""
+class _Comms:
+    """This rank's collc communicators, one per module (e.g. the fixed-size
+    and the V collectives of the shipped library), as one: a call runs on
+    the first whose module serves it (collc.dispatch asks supports())."""
 
-    def __init__(self, comm, group, rank, nranks, strict=False, device=None):
-        self.comm, self.group = comm, group
+    def __init__(self, comms):
+        self.comms = comms
+        self._serving = {}
+
+    def supports(self, collective, dtype, op):
+        why = None
+        for comm in self.comms:
+            ok, reason = comm.supports(collective, dtype, op)
+            if ok:
+                self._serving[(collective, dtype, op)] = comm
+                return True, None
+            why = why or reason
+        return False, why
+
+    def serving(self, collective, dtype, op):
+        return self._serving[(Collective[collective], DataType[dtype],
+                              RedOp[op] if op in RedOp.__members__
+                              else RedOp.sum)]
+
+
+class Communicator:
+    """One rank: its collc communicators (one per module; none: every call
+    falls back) and the torch.distributed group calls fall back to (or
+    None: none can). `id` is what the torch ops take."""
+
+    def __init__(self, comms, group, rank, nranks, strict=False, device=None):
+        if isinstance(comms, Comm):
+            comms = [comms]
+        self.comms = list(comms or [])
+        self.group = group
         self.rank, self.nranks = rank, nranks
         self.device = device
-        self.dispatch = Dispatcher(comm, strict)
-        self._windows = {}  # data_ptr -> (Window, tensor)
+        self._comms = _Comms(self.comms) if self.comms else None
+        self.dispatch = Dispatcher(self._comms, strict)
+        self._windows = {}  # data_ptr -> ([Window per comm], tensor)
         self.id = next(_ids)
         _communicators[self.id] = self
 
@@ -115,11 +144,15 @@ class Communicator:
     def collc_calls(self):
         return self.dispatch.collc_calls
 
+    def serving(self, collective, dtype, op="sum"):
+        return self._comms.serving(collective, dtype, op)
+
     def register(self, tensor):
-        """Registers a CUDA tensor's memory for the zero-copy path
-        (collective: every rank registers its tensor, in the same order);
-        the tensor is kept alive until deregister(). Returns the tensor."""
-        if self.comm is None:
+        """Registers a CUDA tensor's memory for the zero-copy path with
+        every module's communicator (collective: every rank registers its
+        tensor, in the same order); the tensor is kept alive until
+        deregister(). Returns the tensor."""
+        if not self.comms:
             raise RuntimeError("collc: register: this communicator has no "
                                "collc communicator (its calls fall back)")
         if not tensor.is_cuda or not tensor.is_contiguous():
@@ -131,9 +164,16 @@ class Communicator:
         if ptr in self._windows:
             raise ValueError("collc: register: the tensor at 0x%x is "
                              "registered already" % ptr)
-        window = self.comm.register(ptr, tensor.numel() *
-                                    tensor.element_size())
-        self._windows[ptr] = (window, tensor)
+        nbytes = tensor.numel() * tensor.element_size()
+        windows = []
+        try:
+            for comm in self.comms:
+                windows.append(comm.register(ptr, nbytes))
+        except Exception:
+            for comm, window in zip(self.comms, windows):
+                comm.deregister(window)
+            raise
+        self._windows[ptr] = (windows, tensor)
         return tensor
 
     def deregister(self, tensor):
@@ -142,7 +182,8 @@ class Communicator:
         if entry is None:
             raise ValueError("collc: deregister: the tensor at 0x%x is not "
                              "registered" % tensor.data_ptr())
-        self.comm.deregister(entry[0])
+        for comm, window in zip(self.comms, entry[0]):
+            comm.deregister(window)
 
     def empty(self, *size, dtype=torch.bfloat16):
         """A registered CUDA tensor on this rank's device (collective)."""
@@ -150,28 +191,35 @@ class Communicator:
         return self.register(t)
 
     def destroy(self):
-        """Deregisters every tensor and frees the collc communicator."""
+        """Deregisters every tensor and frees the collc communicators."""
         _communicators.pop(self.id, None)
-        if self.comm is not None:
-            for window, _ in list(self._windows.values()):
-                self.comm.deregister(window)
-            self._windows.clear()
-            self.comm.destroy()
-            self.comm = None
+        for windows, _ in list(self._windows.values()):
+            for comm, window in zip(self.comms, windows):
+                comm.deregister(window)
+        self._windows.clear()
+        for comm in self.comms:
+            comm.destroy()
+        self.comms = []
 
 
-def _module(module):
-    return module if isinstance(module, Module) else Module(module)
+def _modules(modules):
+    """Module objects from a module, a path, or a list of either."""
+    if isinstance(modules, (list, tuple)):
+        return [m if isinstance(m, Module) else Module(m) for m in modules]
+    return [modules if isinstance(modules, Module) else Module(modules)]
 
 
-def init(module, group=None, device=None, config=None, strict=False):
-    """This process's rank of `group` (default: the default group), built
-    from an allgather of bytes over the group (any backend). `device`: the
-    CUDA device (default: the current one). Without CUDA every call falls
-    back. Every rank of the group calls init together."""
+def init(modules, group=None, device=None, config=None, strict=False):
+    """This process's rank of `group` (default: the default group), with a
+    collc communicator per module (`modules`: a path, a Module, or a list:
+    e.g. the library's collectives and variable modules; a call runs on
+    the first that serves it), built from an allgather of bytes over the
+    group (any backend). `device`: the CUDA device (default: the current
+    one). Without CUDA every call falls back. Every rank of the group
+    calls init together."""
     group = group if group is not None else dist.group.WORLD
     rank, nranks = dist.get_rank(group), dist.get_world_size(group)
-    module = _module(module)  # a bad module is an error on any machine
+    modules = _modules(modules)  # a bad module is an error on any machine
     if not torch.cuda.is_available():
         return Communicator(None, group, rank, nranks, strict)
     if device is None:
@@ -187,19 +235,21 @@ def init(module, group=None, device=None, config=None, strict=False):
         dist.all_gather_object(out, data, group=group)
         return b"".join(out)
 
-    comm = Comm.init_rank(module, nranks, rank, device.index,
-                          allgather, config)
-    return Communicator(comm, group, rank, nranks, strict, device)
+    comms = [Comm.init_rank(m, nranks, rank, device.index, allgather, config)
+             for m in modules]
+    return Communicator(comms, group, rank, nranks, strict, device)
 
 
-def init_all(module, devices, config=None, strict=False):
+def init_all(modules, devices, config=None, strict=False):
     """A Communicator per entry of `devices` in this process (rank i on
-    devices[i]; a device may repeat). No group: what collc cannot serve
-    raises."""
-    comms = Comm.init_all(_module(module), list(devices), config)
-    return [Communicator(c, None, i, len(comms), strict,
-                         torch.device("cuda", d))
-            for i, (c, d) in enumerate(zip(comms, devices))]
+    devices[i]; a device may repeat), with a collc communicator per module.
+    No group: what collc cannot serve raises."""
+    devices = list(devices)
+    per_module = [Comm.init_all(m, devices, config)
+                  for m in _modules(modules)]
+    return [Communicator([comms[i] for comms in per_module], None, i,
+                         len(devices), strict, torch.device("cuda", d))
+            for i, d in enumerate(devices)]
 
 
 # ---------------------------------------------------------------------------
@@ -394,13 +444,16 @@ def _where(c, *tensors):
 
 
 def _run(c, collective, tensors, collc_call, fallback, op="sum"):
+    """collc_call(the serving collc.Comm) or fallback(group), as collc's
+    dispatch decides."""
     dtype = collc_dtype(tensors[0].dtype)
     for t in tensors[1:]:
         if t.dtype != tensors[0].dtype:
             raise ValueError("collc: %s: the tensors' types differ (%s, %s)"
                              % (collective, tensors[0].dtype, t.dtype))
     contiguous = all(t.is_contiguous() for t in tensors)
-    c.dispatch.run(collective, dtype, collc_call,
+    c.dispatch.run(collective, dtype,
+                   lambda: collc_call(c.serving(collective, dtype, op)),
                    lambda: fallback(_group(c, collective,
                                            c.dispatch.last_reason)),
                    op=op, contiguous=contiguous,
@@ -410,7 +463,7 @@ def _run(c, collective, tensors, collc_call, fallback, op="sum"):
 def _all_reduce_(t, comm, op="sum"):
     c, op = _lookup(comm), _op_name(op)
     _run(c, "all_reduce", [t],
-         lambda: c.comm.all_reduce(t.data_ptr(), t.data_ptr(), t.numel(),
+         lambda cc: cc.all_reduce(t.data_ptr(), t.data_ptr(), t.numel(),
                                    collc_dtype(t.dtype), op,
                                    stream=_stream(t)),
          lambda g: _fb_all_reduce(g, t, op, c.nranks), op)
@@ -425,7 +478,7 @@ def _all_reduce(t, comm, op="sum"):
         _fb_all_reduce(g, out, op, c.nranks)
 
     _run(c, "all_reduce", [t, out],
-         lambda: c.comm.all_reduce(t.data_ptr(), out.data_ptr(), t.numel(),
+         lambda cc: cc.all_reduce(t.data_ptr(), out.data_ptr(), t.numel(),
                                    collc_dtype(t.dtype), op,
                                    stream=_stream(t)),
          fallback, op)
@@ -439,7 +492,7 @@ def _all_gather_out(t, out, comm):
                          "expected %s" % (tuple(out.shape),
                                           _gather_shape(t, c.nranks)))
     _run(c, "all_gather", [t, out],
-         lambda: c.comm.all_gather(t.data_ptr(), out.data_ptr(), t.numel(),
+         lambda cc: cc.all_gather(t.data_ptr(), out.data_ptr(), t.numel(),
                                    collc_dtype(t.dtype), stream=_stream(t)),
          lambda g: _fb_all_gather(g, out, t, c.nranks))
 
@@ -458,7 +511,7 @@ def _reduce_scatter_out(t, out, comm, op="sum"):
         raise ValueError("collc: reduce_scatter_tensor: output shape %s, "
                          "expected %s" % (tuple(out.shape), shape))
     _run(c, "reduce_scatter", [t, out],
-         lambda: c.comm.reduce_scatter(t.data_ptr(), out.data_ptr(),
+         lambda cc: cc.reduce_scatter(t.data_ptr(), out.data_ptr(),
                                        out.numel(), collc_dtype(t.dtype), op,
                                        stream=_stream(t)),
          lambda g: _fb_reduce_scatter(g, out, t, op, c.rank, c.nranks), op)
@@ -479,7 +532,7 @@ def _all_to_all_out(t, out, comm):
                          "expected the input's %s" % (tuple(out.shape),
                                                      tuple(t.shape)))
     _run(c, "all_to_all", [t, out],
-         lambda: c.comm.all_to_all(t.data_ptr(), out.data_ptr(),
+         lambda cc: cc.all_to_all(t.data_ptr(), out.data_ptr(),
                                    t.numel() // c.nranks,
                                    collc_dtype(t.dtype), stream=_stream(t)),
          lambda g: _fb_all_to_all(g, out, t))
@@ -501,7 +554,7 @@ def _broadcast_(t, root, comm):
     c = _lookup(comm)
     _root_check(c, root)
     _run(c, "broadcast", [t],
-         lambda: c.comm.broadcast(t.data_ptr(), t.data_ptr(), t.numel(),
+         lambda cc: cc.broadcast(t.data_ptr(), t.data_ptr(), t.numel(),
                                   collc_dtype(t.dtype), root,
                                   stream=_stream(t)),
          lambda g: _fb_broadcast(g, t, root))
@@ -517,7 +570,7 @@ def _broadcast(t, root, comm):
         _fb_broadcast(g, out, root)
 
     _run(c, "broadcast", [t, out],
-         lambda: c.comm.broadcast(t.data_ptr(), out.data_ptr(), t.numel(),
+         lambda cc: cc.broadcast(t.data_ptr(), out.data_ptr(), t.numel(),
                                   collc_dtype(t.dtype), root,
                                   stream=_stream(t)),
          fallback)
@@ -538,7 +591,7 @@ def _all_gather_v(t, counts, comm):
     out = t.new_empty(_v_shape_all_gather(t, counts, c))
     row = _row_elems(t)
     _run(c, "all_gather_v", [t, out],
-         lambda: c.comm.all_gather_v(t.data_ptr(), t.numel(), out.data_ptr(),
+         lambda cc: cc.all_gather_v(t.data_ptr(), t.numel(), out.data_ptr(),
                                      [k * row for k in counts],
                                      collc_dtype(t.dtype),
                                      stream=_stream(t)),
@@ -559,7 +612,7 @@ def _reduce_scatter_v(t, counts, comm, op="sum"):
     out = t.new_empty(_v_shape_reduce_scatter(t, counts, c))
     row = _row_elems(t)
     _run(c, "reduce_scatter_v", [t, out],
-         lambda: c.comm.reduce_scatter_v(t.data_ptr(), out.data_ptr(),
+         lambda cc: cc.reduce_scatter_v(t.data_ptr(), out.data_ptr(),
                                          [k * row for k in counts],
                                          collc_dtype(t.dtype), op,
                                          stream=_stream(t)),
@@ -581,7 +634,7 @@ def _all_to_all_v(t, send, recv, comm):
     out = t.new_empty(_v_shape_all_to_all(t, send, recv, c))
     row = _row_elems(t)
     _run(c, "all_to_all_v", [t, out],
-         lambda: c.comm.all_to_all_v(t.data_ptr(), [k * row for k in send],
+         lambda cc: cc.all_to_all_v(t.data_ptr(), [k * row for k in send],
                                      out.data_ptr(), [k * row for k in recv],
                                      collc_dtype(t.dtype),
                                      stream=_stream(t)),

@@ -48,6 +48,13 @@ class Case:
             self.kind, form, str(self.dtype).replace("torch.", ""),
             self.rows, self.cols, self.nranks, extra)
 
+    @property
+    def collective(self):
+        """The typed collective the op runs (collc.Collective's name)."""
+        return {"all_gather_into_tensor": "all_gather",
+                "reduce_scatter_tensor": "reduce_scatter",
+                "all_to_all_single": "all_to_all"}.get(self.kind, self.kind)
+
     def _shape(self, rank):
         if self.kind == "all_gather_v":
             return (self.counts[rank], self.cols)
