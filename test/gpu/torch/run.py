@@ -187,7 +187,8 @@ def graphs(ranks, failures):
                         outs[r] = first.run(xs[r], ranks.comms[r])
             for replay in range(2):
                 case = Case(first.kind, first.dtype, n, first.rows,
-                            first.cols, counts=first.counts,
+                            first.cols, op=first.op, root=first.root,
+                            counts=first.counts,
                             seed=5000 + 10 * done + replay)
                 fresh = [case.input(r) for r in range(n)]
                 for r in range(n):
@@ -199,40 +200,54 @@ def graphs(ranks, failures):
     return done
 
 
+def compile_cases(n):
+    """One case per op (bf16, 64 x 40 rows per partition), by name."""
+    return {c.kind + ("_" if c.inplace else ""): c
+            for c in cases(n, [torch.bfloat16], shapes=((64, 40),), seed=91)
+            if not c.out}
+
+
+def compile_body(cs, comm, xs):
+    """Every op once, between elementwise ops the compiler fuses: the ops
+    are linear, so op(2x) / 2 is the case's expected result, exactly."""
+    res = {}
+    for key, c in cs.items():
+        res[key] = c.run(xs[key] * 2, comm) / 2
+    return res
+
+
+def graph_breaks(fn, *args):
+    return torch._dynamo.explain(fn)(*args).graph_break_count
+
+
 def compiled(ranks, failures):
-    """One function calling every op, compiled with torch.compile per rank:
-    no graph breaks (explain), and results right: the ops are linear, so
-    op(2x) / 2 is the case's expected result, exactly."""
+    """compile_body under torch.compile per rank: no graph breaks
+    (explain), and every result right. Backend aot_eager here: Dynamo,
+    fake tensors, AOTAutograd and functionalization as with Inductor, but
+    Inductor's generated kernels load a CUDA module on their first launch,
+    which waits for the device, where one thread driving every rank has left
+    the previous rank's collective waiting for the next rank (the processes
+    part, one rank per process, runs Inductor)."""
     n = ranks.n
-    cs = {c.kind + ("_" if c.inplace else ""): c
-          for c in cases(n, [torch.bfloat16], shapes=((64, 40),), seed=91)
-          if not c.out}
-
-    def body(comm, xs):
-        res = {}
-        for key, c in cs.items():
-            y = xs[key] * 2
-            res[key] = c.run(y, comm) / 2
-        return res
-
-    fns = [torch.compile(lambda xs, comm=ranks.comms[r]: body(comm, xs))
-           for r in range(n)]
+    cs = compile_cases(n)
+    fns = [torch.compile(lambda xs, comm=ranks.comms[r]: compile_body(
+        cs, comm, xs), backend="aot_eager") for r in range(n)]
     inputs = [{k: c.input(r).cuda(ranks.devices[r]) for k, c in cs.items()}
               for r in range(n)]
     breaks = []
     for r in range(n):
         with torch.cuda.device(ranks.devices[r]), \
                 torch.cuda.stream(ranks.streams[r]):
-            info = torch._dynamo.explain(
-                lambda xs, comm=ranks.comms[r]: body(comm, xs))(inputs[r])
-            breaks.append(info.graph_break_count)
+            breaks.append(graph_breaks(
+                lambda xs, comm=ranks.comms[r]: compile_body(cs, comm, xs),
+                inputs[r]))
     torch.cuda.synchronize()
     if any(breaks):
         failures.append("torch.compile: graph breaks per rank %s" % breaks)
     results = ranks.each(lambda r: fns[r](inputs[r]))
     for key, c in cs.items():
         check_all(c, [results[r][key] for r in range(n)], failures)
-    return len(cs), breaks
+    return "%d ops (aot_eager)" % len(cs), breaks
 
 
 def in_process(args, failures):
@@ -346,6 +361,19 @@ def _proc_main(rank, args, queue):
                                 "%r: %s" % (case, how, rank, why,
                                             dict(comm.fallbacks)))
             fell += 1
+        # torch.compile with Inductor (each process compiles its own).
+        cs = compile_cases(n)
+        xs = {k: c.input(rank).cuda() for k, c in cs.items()}
+        fn = lambda xs: compile_body(cs, comm, xs)  # noqa: E731
+        breaks = graph_breaks(fn, xs)
+        if breaks:
+            failures.append("rank %d: torch.compile: %d graph breaks" % (
+                rank, breaks))
+        results = torch.compile(fn)(xs)
+        for key, c in cs.items():
+            error = c.check(rank, results[key])
+            if error:
+                failures.append("torch.compile (inductor): " + error)
         strict = ct.init(args.module, strict=True)
         try:
             ct.all_reduce(torch.ones(4, dtype=torch.int32, device="cuda"),
@@ -355,6 +383,7 @@ def _proc_main(rank, args, queue):
             pass
         strict.destroy()
         report = dict(backend=backend, collc=served, fallback=fell,
+                      compiled_ops=len(cs), graph_breaks=breaks,
                       reasons=sorted(comm.fallbacks))
         comm.destroy()
         dist.destroy_process_group()
