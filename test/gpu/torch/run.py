@@ -258,6 +258,8 @@ def in_process(args, failures):
         part = {}
         for name, fn in (("eager", eager), ("registered", registered),
                          ("graphs", graphs)):
+            if name not in args.parts:
+                continue
             before, t1 = len(failures), time.time()
             try:
                 part[name] = fn(ranks, failures)
@@ -268,7 +270,7 @@ def in_process(args, failures):
             log("in-process %d ranks, %s: %s cases, %d failures, %.0f s" % (
                 n, name, part.get(name), len(failures) - before,
                 time.time() - t1))
-        if n == min(args.ranks):
+        if n == min(args.ranks) and "compile" in args.parts:
             before = len(failures)
             try:
                 part["compile"], part["graph_breaks"] = compiled(ranks,
@@ -434,8 +436,17 @@ def main():
     p.add_argument("--timeout-ms", type=int, default=120000)
     p.add_argument("--proc-timeout", type=int, default=150)
     p.add_argument("--out", default="build-gpu/torch-out")
+    p.add_argument("--parts", default="eager,registered,graphs,compile",
+                   type=lambda s: s.split(","),
+                   help="in-process parts to run")
+    p.add_argument("--stacks-after", type=int, default=0,
+                   help="print every thread's stack after this many "
+                   "seconds (0: never; to see where a run waits)")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.stacks_after:
+        import faulthandler
+        faulthandler.dump_traceback_later(args.stacks_after, repeat=True)
     log("torch %s, %s, %d GPU(s), collc %s" % (
         torch.__version__, torch.cuda.get_device_name(0), args.gpus,
         collc.version()))
