@@ -25,7 +25,8 @@ the aot_eager backend (see one_process), one process per GPU with
 Inductor.
 
 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-must be set on machines where NVLink multicast is not allowed.
+must be set on machines where NVLink multicast is not allowed; with ranks
+in one process, CUDA_MODULE_LOADING=EAGER (collc.torch's docstring).
 """
 import argparse
 import os

@@ -25,6 +25,9 @@ cd "$(dirname "$0")/.." || exit 2
 export NCCL_NVLS_ENABLE=0
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export NVSHMEM_DISABLE_NVLS=1
+# Ranks of one process (and processes sharing a GPU) must not load a kernel
+# lazily between collectives (collc.torch's docstring).
+export CUDA_MODULE_LOADING=EAGER
 
 prepare() {
   [ -s out/modules/collectives.collcmod ] || {

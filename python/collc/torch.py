@@ -28,13 +28,22 @@ comm.empty(...) which allocates and registers.
 
 One process may drive several ranks (init_all: ranks sharing a GPU, for
 tests and single-GPU development); those communicators have no group, so a
-call collc cannot serve raises.
+call collc cannot serve raises. There one thread launches every rank's
+collective in turn, each kernel waiting on the GPU for the next rank's, so
+nothing may wait for the device between them: set CUDA_MODULE_LOADING=EAGER
+(CUDA's lazy loading loads a kernel at its first launch, which waits for
+the device), warm up every kernel the ranks' code launches before the
+first collective, and compile with torch.compile's aot_eager backend
+(Inductor's kernels load their modules at first launch too). A wait that
+never ends is bounded: the collective fails with collc's timeout.
 
 Shapes follow torch.distributed: all_gather_into_tensor concatenates along
 dim 0, reduce_scatter_tensor and all_to_all_single split along dim 0, and
 the V forms take row counts (sizes along dim 0) per rank.
 """
 import itertools
+import logging
+import os
 
 import torch
 import torch.distributed as dist
@@ -48,6 +57,8 @@ __all__ = [
     "reduce_scatter_tensor", "all_to_all_single", "broadcast", "broadcast_",
     "all_gather_v", "reduce_scatter_v", "all_to_all_v",
 ]
+
+log = logging.getLogger("collc")
 
 _DTYPES = {torch.bfloat16: "bfloat16", torch.float16: "float16",
            torch.float32: "float32"}
@@ -245,6 +256,11 @@ def init_all(modules, devices, config=None, strict=False):
     devices[i]; a device may repeat), with a collc communicator per module.
     No group: what collc cannot serve raises."""
     devices = list(devices)
+    if os.environ.get("CUDA_MODULE_LOADING", "").upper() != "EAGER":
+        log.warning("collc: init_all: CUDA_MODULE_LOADING is not EAGER: a "
+                    "kernel loaded at its first launch between two ranks' "
+                    "collectives waits for the device, where the first "
+                    "waits for the second (a timeout); see collc.torch")
     per_module = [Comm.init_all(m, devices, config)
                   for m in _modules(modules)]
     return [Communicator([comms[i] for comms in per_module], None, i,

@@ -220,7 +220,7 @@ def graph_breaks(fn, *args):
     return torch._dynamo.explain(fn)(*args).graph_break_count
 
 
-def compiled(ranks, failures):
+def compiled(ranks, failures, backend="aot_eager"):
     """compile_body under torch.compile per rank: no graph breaks
     (explain), and every result right. Backend aot_eager here: Dynamo,
     fake tensors, AOTAutograd and functionalization as with Inductor, but
@@ -231,7 +231,7 @@ def compiled(ranks, failures):
     n = ranks.n
     cs = compile_cases(n)
     fns = [torch.compile(lambda xs, comm=ranks.comms[r]: compile_body(
-        cs, comm, xs), backend="aot_eager") for r in range(n)]
+        cs, comm, xs), backend=backend) for r in range(n)]
     inputs = [{k: c.input(r).cuda(ranks.devices[r]) for k, c in cs.items()}
               for r in range(n)]
     breaks = []
@@ -247,7 +247,7 @@ def compiled(ranks, failures):
     results = ranks.each(lambda r: fns[r](inputs[r]))
     for key, c in cs.items():
         check_all(c, [results[r][key] for r in range(n)], failures)
-    return "%d ops (aot_eager)" % len(cs), breaks
+    return "%d ops (%s)" % (len(cs), backend), breaks
 
 
 def in_process(args, failures):
@@ -273,8 +273,8 @@ def in_process(args, failures):
         if n == min(args.ranks) and "compile" in args.parts:
             before = len(failures)
             try:
-                part["compile"], part["graph_breaks"] = compiled(ranks,
-                                                                 failures)
+                part["compile"], part["graph_breaks"] = compiled(
+                    ranks, failures, args.compile_backend)
             except Exception:
                 failures.append("compile at %d ranks: %s" % (
                     n, traceback.format_exc()))
@@ -439,6 +439,9 @@ def main():
     p.add_argument("--parts", default="eager,registered,graphs,compile",
                    type=lambda s: s.split(","),
                    help="in-process parts to run")
+    p.add_argument("--compile-backend", default="aot_eager",
+                   help="torch.compile's backend for the ranks of one "
+                   "process (inductor needs CUDA_MODULE_LOADING=EAGER)")
     p.add_argument("--stacks-after", type=int, default=0,
                    help="print every thread's stack after this many "
                    "seconds (0: never; to see where a run waits)")
