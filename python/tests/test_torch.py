@@ -15,6 +15,10 @@ import collc
 import collc.torch as ct
 from torch_cases import cases
 
+# Gloo on the loopback interface: CI machines may not resolve their own
+# hostname.
+os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+
 OPS = ["all_reduce", "all_reduce_", "all_gather_into_tensor",
        "all_gather_into_tensor_out", "reduce_scatter_tensor",
        "reduce_scatter_tensor_out", "all_to_all_single",

@@ -311,6 +311,40 @@ def fallback_cases(n):
     return out
 
 
+def nccl_result(case, x, rank):
+    """The case's op on torch.distributed's own collective (NCCL), or None
+    where torch.distributed has no direct equivalent (all_gather_v,
+    reduce_scatter_v)."""
+    k, n = case.kind, case.nranks
+    if k == "all_reduce":
+        y = x.clone()
+        dist.all_reduce(y)
+        return y
+    if k == "broadcast":
+        y = x.clone()
+        dist.broadcast(y, case.root)
+        return y
+    if k == "all_gather_into_tensor":
+        y = x.new_empty((n * x.shape[0],) + tuple(x.shape[1:]))
+        dist.all_gather_into_tensor(y, x)
+        return y
+    if k == "reduce_scatter_tensor":
+        y = x.new_empty((x.shape[0] // n,) + tuple(x.shape[1:]))
+        dist.reduce_scatter_tensor(y, x)
+        return y
+    if k == "all_to_all_single":
+        y = torch.empty_like(x)
+        dist.all_to_all_single(y, x)
+        return y
+    if k == "all_to_all_v":
+        send = case.counts[rank]
+        recv = [case.counts[p][rank] for p in range(n)]
+        y = x.new_empty((sum(recv),) + tuple(x.shape[1:]))
+        dist.all_to_all_single(y, x, recv, send)
+        return y
+    return None
+
+
 def _proc_main(rank, args, queue):
     failures, report = [], {}
     try:
@@ -322,8 +356,7 @@ def _proc_main(rank, args, queue):
         comm = ct.init(args.module, config=collc.Config(
             timeout_ms=args.timeout_ms))
         n = args.procs
-        served = 0
-        fell = 0
+        served = fell = nccl_same = nccl_diff = 0
         # Processes sharing a GPU time-slice: a smaller set than in-process.
         for case in cases(n, [torch.bfloat16, torch.float32], COPY[:1],
                           shapes=SHAPES[1:3], seed=600):
@@ -332,7 +365,17 @@ def _proc_main(rank, args, queue):
             before = comm.collc_calls, sum(comm.fallbacks.values())
             x = case.input(rank).cuda()
             try:
-                error = case.check(rank, case.run(x, comm))
+                result = case.run(x.clone(), comm)
+                error = case.check(rank, result)
+                # One process per GPU: NCCL's own result, bitwise equal.
+                want = nccl_result(case, x, rank) if backend == "nccl" \
+                    else None
+                if want is not None and not torch.equal(
+                        result.view(torch.uint8), want.view(torch.uint8)):
+                    error = (error or "") + " %r rank %d: differs from " \
+                        "torch.distributed (NCCL)" % (case, rank)
+                    nccl_diff += 1
+                nccl_same += want is not None
             except Exception as e:
                 error = "%r rank %d: %r" % (case, rank, e)
             if error:
@@ -385,6 +428,7 @@ def _proc_main(rank, args, queue):
             pass
         strict.destroy()
         report = dict(backend=backend, collc=served, fallback=fell,
+                      compared_with_nccl=nccl_same, differing=nccl_diff,
                       compiled_ops=len(cs), graph_breaks=breaks,
                       reasons=sorted(comm.fallbacks))
         comm.destroy()
