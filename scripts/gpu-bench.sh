@@ -39,15 +39,7 @@ BENCH=bench/collc-bench/collc-bench
 . scripts/lib/gpu-measurer.sh
 
 prepare() {
-  [ -s out/modules/collectives.collcmod ] || {
-    echo "gpu-bench: no out/modules/collectives.collcmod: run scripts/build.sh first" >&2
-    exit 2
-  }
-  mkdir -p .deps/include
-  rm -rf .deps/include/nlohmann
-  cp -r /usr/include/nlohmann .deps/include/
-  du -sh out/modules .deps
-  echo "ready: carry [\"out/modules\", \".deps\"] and run scripts/gpu-bench.sh run on the GPU machine"
+  prepare_modules_and_deps gpu-bench
 }
 
 # The first python that imports torch (and matplotlib, for the plots).

@@ -29,15 +29,11 @@ export NVSHMEM_DISABLE_NVLS=1
 # lazily between collectives (collc.torch's docstring).
 export CUDA_MODULE_LOADING=EAGER
 
+# prepare_modules_and_deps.
+. scripts/lib/gpu-measurer.sh
+
 prepare() {
-  [ -s out/modules/collectives.collcmod ] || {
-    echo "gpu-torch: no out/modules/collectives.collcmod: run scripts/build.sh first" >&2
-    exit 2
-  }
-  mkdir -p .deps/include
-  rm -rf .deps/include/nlohmann
-  cp -r /usr/include/nlohmann .deps/include/
-  echo "ready: carry [\"out/modules\", \".deps\"] and run scripts/gpu-torch.sh run on the GPU machine"
+  prepare_modules_and_deps gpu-torch
 }
 
 pick_python() {

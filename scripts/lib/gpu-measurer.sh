@@ -1,6 +1,21 @@
 # Helpers of the GPU scripts that run bench/bandwidth's measurer
-# (scripts/gpu-calibrate.sh, scripts/gpu-bench.sh); sourced from the
-# repository's root.
+# (scripts/gpu-calibrate.sh, scripts/gpu-bench.sh) or the runtime from
+# Python (scripts/gpu-torch.sh); sourced from the repository's root.
+
+# `prepare` of gpu-bench.sh and gpu-torch.sh (here, CPU): checks that the
+# shipped module exists and copies the JSON headers the runtime builds with
+# there into .deps; $1: the script's name, for its messages.
+prepare_modules_and_deps() {
+  [ -s out/modules/collectives.collcmod ] || {
+    echo "$1: no out/modules/collectives.collcmod: run scripts/build.sh first" >&2
+    exit 2
+  }
+  mkdir -p .deps/include
+  rm -rf .deps/include/nlohmann
+  cp -r /usr/include/nlohmann .deps/include/
+  du -sh out/modules .deps
+  echo "ready: carry [\"out/modules\", \".deps\"] and run scripts/$1.sh run on the GPU machine"
+}
 
 # Builds the runtime and the measurer into $build (log: $1): configures
 # only where $build has no build.ninja, then ninja (incremental). NCCL: the
