@@ -37,6 +37,10 @@ first collective, and compile with torch.compile's aot_eager backend
 (Inductor's kernels load their modules at first launch too). A wait that
 never ends is bounded: the collective fails with collc's timeout.
 
+The ops have no derivative (communication in inference and in the
+forward of hand-written parallel layers); autograd does not see through
+them.
+
 Shapes follow torch.distributed: all_gather_into_tensor concatenates along
 dim 0, reduce_scatter_tensor and all_to_all_single split along dim 0, and
 the V forms take row counts (sizes along dim 0) per rank.
@@ -348,6 +352,13 @@ def _staged(group, outputs, inputs, run, reduce=False):
     and moved as bytes (bitwise)."""
     host = not _native(group)
     narrow = lambda t: t.is_floating_point() and t.element_size() < 4
+    if host and any(t.is_cuda for t in outputs + inputs) and \
+            torch.cuda.is_current_stream_capturing():
+        raise RuntimeError(
+            "collc: a call falls back to torch.distributed over %s, whose "
+            "host copies cannot be captured in a CUDA graph; capture only "
+            "calls collc serves (see the communicator's fallbacks) or use "
+            "an NCCL group" % dist.get_backend(group))
 
     def stage(t):
         if host and t.is_cuda:
