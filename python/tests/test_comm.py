@@ -91,6 +91,22 @@ def test_without_a_driver_creation_says_so(modules_dir, no_gpu):
             collc.Comm.init_rank(m, 2, 0, 0, allgather=lambda b: b * 2)
 
 
+def test_trace_with_a_module_without_hooks_is_refused(modules_dir,
+                                                     monkeypatch, tmp_path):
+    """COLLC_TRACE with a module compiled without --device-trace would
+    record nothing: refused, before the driver is asked anything."""
+    monkeypatch.setenv("COLLC_TRACE", str(tmp_path / "trace.json"))
+    with collc.Module(modules_dir + "/collectives.collcmod") as m:
+        for make in (lambda: collc.Comm.init_all(m, [0]),
+                     lambda: collc.Comm.init_rank(m, 2, 0, 0,
+                                                  allgather=lambda b: b * 2)):
+            with pytest.raises(collc.InvalidUsage,
+                               match="COLLC_TRACE=.*trace.json is set, but "
+                               "the module \\(collectives.coll\\) was "
+                               "compiled without --device-trace"):
+                make()
+
+
 def call_bridge(fn, payload, nranks):
     send = ctypes.create_string_buffer(payload, len(payload))
     recv = ctypes.create_string_buffer(len(payload) * nranks)

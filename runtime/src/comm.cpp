@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime.h"
+#include "trace.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -78,6 +79,7 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
   comm->nranks = nranks;
   comm->rank = rank;
   comm->device = device;
+  COLLC_CHECK(traceCheck(module));
   COLLC_CHECK(configTimeout(config, comm->timeoutNs));
   COLLC_CHECK(driverInit());
   int count = 0;
@@ -220,6 +222,7 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
         &w.errorDevice, const_cast<unsigned long long *>(w.error), 0));
     comm->workspaces.push_back(w);
   }
+  COLLC_CHECK(traceSetup(comm));
   return setupRoutes(comm, config);
 }
 
@@ -259,6 +262,8 @@ void release(collcComm *comm) {
   }
   if (comm->errorHost)
     drv::pfn_cuMemFreeHost(comm->errorHost);
+  if (comm->traceBuffer)
+    drv::pfn_cuMemFree(comm->traceBuffer);
   if (comm->cuModule)
     drv::pfn_cuModuleUnload(comm->cuModule);
   if (comm->context) {
@@ -688,8 +693,10 @@ extern "C" collcResult_t collcCommDestroy(collcComm_t comm) {
   COLLC_ARG_NOT_NULL(comm);
   COLLC_CHECK(useContext(comm));
   // The kernels may still run on user streams: wait for the device first.
-  if (!comm->aborted)
+  if (!comm->aborted) {
     CU_CHECK(cuCtxSynchronize());
+    traceCollect(comm);
+  }
   release(comm);
   return collcSuccess;
 }

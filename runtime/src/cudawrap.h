@@ -55,6 +55,7 @@
   X(cuIpcCloseMemHandle)                                                       \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleGetFunction)                                                       \
+  X(cuModuleGetGlobal)                                                         \
   X(cuModuleUnload)                                                            \
   X(cuLaunchKernelEx)                                                          \
   X(cuStreamIsCapturing)                                                       \

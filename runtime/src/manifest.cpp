@@ -532,6 +532,14 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
       m.specFile = (*spec)["file"].get<std::string>();
   }
 
+  // Optional: absent means the kernels have no timeline hooks.
+  if (auto trace = doc.find("device_trace"); trace != doc.end()) {
+    if (!trace->is_boolean())
+      r.fail("manifest: device_trace is " + trace->dump() +
+             ", expected true or false");
+    else
+      m.deviceTrace = trace->get<bool>();
+  }
   // A policy table makes bands capacities (they may overlap) and chooses
   // among them; it is checked against the kernels once they are read.
   if (auto table = doc.find("policy_table"); table != doc.end()) {

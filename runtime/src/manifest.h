@@ -181,6 +181,9 @@ struct Manifest {
   /// chooses among them.
   bool hasPolicyTable = false;
   std::vector<PolicyEntry> policy;
+  /// The kernels record device timelines (`device_trace`: collc
+  /// --device-trace; trace.cuh).
+  bool deviceTrace = false;
   const CollectiveInfo *findCollective(const std::string &name) const;
   /// The table's entry for these, or null.
   const PolicyEntry *policyFor(const std::string &target, int ranks,

@@ -297,6 +297,11 @@ struct collcComm {
   CUcontext context = nullptr;
   CUmodule cuModule = nullptr;
   std::string imageTarget;
+  /// Device timelines (COLLC_TRACE, trace.cpp): the kernels' buffer, its
+  /// capacity in events, and CLOCK_REALTIME minus %globaltimer.
+  CUdeviceptr traceBuffer = 0;
+  unsigned long long traceCapacity = 0;
+  long long traceOffsetNs = 0;
   unsigned long long timeoutNs = 0;
   /// Host-mapped error records, COLLC_ERROR_WORDS per kernel.
   unsigned long long *errorHost = nullptr;

@@ -89,6 +89,13 @@ cl::opt<bool> enableMultimem(
              "Opt-in: never run multicast on machines where it is not "
              "allowed"),
     cl::init(false), cl::cat(collcCategory));
+cl::opt<bool> deviceTrace(
+    "device-trace",
+    cl::desc("With --emit=ptx|module: compile the device timeline hooks in "
+             "(trace.cuh): with COLLC_TRACE set, the runtime records each "
+             "CTA's calls, waits and ready words (docs/runtime.md, \"Device "
+             "timelines\"); the module says so in its manifest"),
+    cl::init(false), cl::cat(collcCategory));
 cl::opt<bool> progress(
     "progress",
     cl::desc("With --emit=ptx|module: print one line per spec and target to "
@@ -282,10 +289,14 @@ static LogicalResult applyTargetOverride(ModuleOp module) {
   return success();
 }
 
-static SmallVector<std::string> multimemDefines() {
+/// The macros the generated code is compiled with (opt-ins).
+static SmallVector<std::string> compileDefines() {
+  SmallVector<std::string> defines;
   if (enableMultimem)
-    return {"COLLC_ENABLE_MULTIMEM=1"};
-  return {};
+    defines.push_back("COLLC_ENABLE_MULTIMEM=1");
+  if (deviceTrace)
+    defines.push_back("COLLC_DEVICE_TRACE=1");
+  return defines;
 }
 
 namespace {
@@ -426,7 +437,7 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
         newest = &job;
     newest->withPtx = true;
   }
-  const SmallVector<std::string> defines = multimemDefines();
+  const SmallVector<std::string> defines = compileDefines();
   {
     // By default every target at once: the cores share them, where a pool
     // of one thread per core left the last target alone on one core at the
@@ -479,7 +490,8 @@ static LogicalResult emitTargets(ModuleOp module, SourceMgr &sourceMgr,
   }
   if (emitStage == Emit::Module)
     module::write(module, sys::path::filename(spec->getBufferIdentifier()),
-                  spec->getBuffer(), images, os, policyTable.text);
+                  spec->getBuffer(), images, os, policyTable.text,
+                  deviceTrace);
   return success();
 }
 
@@ -500,6 +512,9 @@ static int runHeaderCheck() {
       SmallVector<std::string> defines;
       if (StringRef(header).contains("multimem"))
         defines.push_back("COLLC_ENABLE_MULTIMEM=1");
+      // The trace hooks compiled in (off, they are empty).
+      if (StringRef(header).contains("trace"))
+        defines.push_back("COLLC_DEVICE_TRACE=1");
       std::string source = (Twine("#include \"") + header + "\"\n").str();
       std::string ptx, log, cubin;
       std::vector<cuda::ResourceUsage> usage;
@@ -751,6 +766,13 @@ int main(int argc, char **argv) {
   if (!simTrace.empty() && !simulate) {
     WithColor::error(errs(), "collc")
         << "--trace records the interpreter's runs; use it with --simulate\n";
+    return EXIT_FAILURE;
+  }
+  if (deviceTrace && (simulate || (emitStage != Emit::Ptx &&
+                                   emitStage != Emit::Module))) {
+    WithColor::error(errs(), "collc")
+        << "--device-trace compiles the kernels' timeline hooks in; use it "
+           "with --emit=ptx or --emit=module\n";
     return EXIT_FAILURE;
   }
 

@@ -66,7 +66,8 @@ static void addResources(json &j, const module::TargetImage &image,
 void module::write(ModuleOp module, llvm::StringRef specName,
                    llvm::StringRef specText,
                    const std::vector<TargetImage> &images,
-                   llvm::raw_ostream &os, llvm::StringRef policyTable) {
+                   llvm::raw_ostream &os, llvm::StringRef policyTable,
+                   bool deviceTrace) {
   json m;
   m["format"] = kModuleFormatName;
   m["format_version"] = kModuleFormatVersion;
@@ -80,6 +81,8 @@ void module::write(ModuleOp module, llvm::StringRef specName,
   for (const TargetImage &image : images)
     targets.push_back(image.target.name);
   m["targets"] = targets;
+  if (deviceTrace)
+    m["device_trace"] = true;
   m["policy"] = policyJson(module->getAttrOfType<DictionaryAttr>(
       coll::CollDialect::kPolicyAttrName));
 

@@ -39,10 +39,13 @@ struct TargetImage {
 /// Writes the module file of `module` (coll + derived snac) to `os`.
 /// `specText` is the spec's source, hashed into the manifest;
 /// `policyTable`, when not empty, the text of a policy table read by
-/// readPolicyTable, stored as the manifest's `policy_table`.
+/// readPolicyTable, stored as the manifest's `policy_table`;
+/// `deviceTrace`: the kernels were compiled with --device-trace (the
+/// manifest's `device_trace`, written only when true).
 void write(mlir::ModuleOp module, llvm::StringRef specName,
            llvm::StringRef specText, const std::vector<TargetImage> &images,
-           llvm::raw_ostream &os, llvm::StringRef policyTable = "");
+           llvm::raw_ostream &os, llvm::StringRef policyTable = "",
+           bool deviceTrace = false);
 
 /// Reads the policy table `text` of file `path` with the runtime's reader
 /// (docs/module-format.md, "Policy tables"); on failure `error` says what

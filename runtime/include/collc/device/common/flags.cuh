@@ -34,6 +34,7 @@
 #define COLLC_DEVICE_COMMON_FLAGS_CUH
 
 #include "collc/device/common/arch_config.cuh"
+#include "collc/device/common/trace.cuh"
 #include "collc/device/common/types.cuh"
 
 namespace collc {
@@ -123,6 +124,7 @@ COLLC_DEVICE_INLINE u64 ld_relaxed_sys(const u64 *p) {
 /// st.release.sys.u64: publish a flag to any GPU or the host.
 COLLC_DEVICE_INLINE void st_release_sys(u64 *p, u64 v) {
   st_release<Scope::Sys>(p, v);
+  COLLC_TRACE_WARP(COLLC_TRACE_NOTIFY, 0);
 }
 /// st.relaxed.sys.u64.
 COLLC_DEVICE_INLINE void st_relaxed_sys(u64 *p, u64 v) {
@@ -198,11 +200,17 @@ template <typename Ready, typename Failed>
 COLLC_DEVICE_INLINE PollState bounded_poll(unsigned long long timeoutNs,
                                            Ready &&ready, Failed &&failed) {
   u64 start = 0;
+  trace::Wait traced; // empty unless COLLC_DEVICE_TRACE (trace.cuh)
   for (unsigned long long polls = 0;; ++polls) {
-    if (ready())
+    if (ready()) {
+      traced.done(1);
       return PollState::Ready;
-    if (failed())
+    }
+    if (failed()) {
+      traced.done(2);
       return PollState::Failed;
+    }
+    traced.polled();
     if (polls % kPollBatch != kPollBatch - 1)
       continue;
     const u64 now = globaltimer_ns();
@@ -210,8 +218,10 @@ COLLC_DEVICE_INLINE PollState bounded_poll(unsigned long long timeoutNs,
       start = now;
       continue;
     }
-    if (now - start >= timeoutNs || polls > timeoutNs)
+    if (now - start >= timeoutNs || polls > timeoutNs) {
+      traced.done(0);
       return PollState::TimedOut;
+    }
   }
 }
 

@@ -363,6 +363,48 @@ COLLC_ABI_FN int collcRxFillByte(int encoding) {
   return encoding == COLLC_ENCODING_SENTINEL ? 0xFF : 0;
 }
 
+/// Device timelines (collc --device-trace, COLLC_TRACE; docs/runtime.md,
+/// "Device timelines"). A module compiled with --device-trace defines the
+/// device variable `collc_trace_buffer` (extern "C"), a pointer the
+/// runtime sets to a buffer of its own per communicator, or leaves null
+/// (no event recorded). Without --device-trace nothing of this is
+/// compiled into the kernels.
+#define COLLC_TRACE_SYMBOL "collc_trace_buffer"
+/// Event kinds.
+#define COLLC_TRACE_BEGIN 1      /* a CTA starts a call (thread 0) */
+#define COLLC_TRACE_END 2        /* it ends it, or gives up (thread 0) */
+#define COLLC_TRACE_WAIT_BEGIN 3 /* a warp's wait did not end at once */
+#define COLLC_TRACE_WAIT_END 4   /* arg: 1 ready, 0 timed out, 2 failed */
+#define COLLC_TRACE_NOTIFY 5     /* a ready word stored */
+#define COLLC_TRACE_FAILED 6     /* arg: the op whose wait failed */
+
+/// One event (32 bytes). `key` tells the kernel and rank apart: the device
+/// address of the kernel's call counters (each kernel of each communicator
+/// has its own), which the runtime maps back to the kernel's name.
+typedef struct collcTraceEvent {
+  unsigned long long ns;   /* %globaltimer */
+  unsigned long long key;  /* the kernel's call counters */
+  unsigned long long call; /* the CTA's call (epoch) */
+  unsigned int arg;
+  unsigned short cta;
+  unsigned char warp;
+  unsigned char kind;
+} collcTraceEvent;
+
+/// The buffer: `capacity` events; `next` counts the events recorded (an
+/// event past the capacity is dropped, its index still counted, so the
+/// runtime reports how many were lost).
+typedef struct collcTraceBuffer {
+  unsigned long long capacity;
+  unsigned long long next;
+  collcTraceEvent events[1];
+} collcTraceBuffer;
+
+COLLC_ABI_FN unsigned long long collcTraceBufferBytes(
+    unsigned long long capacity) {
+  return 16ull + capacity * (unsigned long long)sizeof(collcTraceEvent);
+}
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -388,7 +388,10 @@ public:
 
   /// This CTA's call number: its counter + 1 (the one dependent load).
   COLLC_DEVICE_INLINE Epoch epoch() const {
-    return Epoch{*reinterpret_cast<volatile const u64 *>(counter_) + 1};
+    const Epoch e{*reinterpret_cast<volatile const u64 *>(counter_) + 1};
+    // The kernel (and rank) by its counters' address (trace.cuh).
+    COLLC_TRACE_CALL_BEGIN(reinterpret_cast<u64>(p_.counters), e.value);
+    return e;
   }
 
   /// Steps of a chunked call (1 otherwise): max(1, ceil(M / (H * C /
@@ -470,6 +473,7 @@ public:
     __syncthreads();
     if (threadIdx.x == 0 && !failed_)
       *counter_ = e.value;
+    COLLC_TRACE_CALL_END();
   }
 
   COLLC_DEVICE_INLINE int rank() const { return p_.rank; }
@@ -1601,6 +1605,7 @@ private:
   COLLC_DEVICE_INLINE void fail(unsigned long long code, int op, Epoch e,
                                 int source, long long element) {
     failed_ = true;
+    COLLC_TRACE_WARP(COLLC_TRACE_FAILED, static_cast<unsigned>(op));
     unsigned long long *err =
         p_.error + (source != p_.rank ? COLLC_ERROR_REMOTE : 0);
     if (atomicCAS(err, (unsigned long long)COLLC_KERNEL_OK, code) ==

@@ -117,7 +117,14 @@ struct Context {
                               const long long *sizes)
       : p(params),
         geo{sizes, params.root, params.rank, AnyRanks ? params.worldSize : N},
-        call(params.state[COLLC_STATE_SEQ] + 1) {}
+        call(params.state[COLLC_STATE_SEQ] + 1) {
+    // The kernel (and rank) by its state words' address (trace.cuh).
+    COLLC_TRACE_CALL_BEGIN(reinterpret_cast<u64>(params.state), call);
+  }
+#if defined(COLLC_DEVICE_TRACE) && COLLC_DEVICE_TRACE
+  /// The CTA's call ends at any return of the kernel.
+  COLLC_DEVICE_INLINE ~Context() { COLLC_TRACE_CALL_END(); }
+#endif
 
   /// Starts the call in this CTA: takes the claim word with this launch's
   /// token (a call of the same kernel still holding it with another token

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Device timelines on the GPU machine (issue 15): AllReduce at 1 KiB and
+# 256 MiB, 2 ranks sharing GPU 0, through a module compiled with
+# `collc --device-trace`; the traces (Chrome JSON) and their pictures.
+#
+#   scripts/gpu-trace.sh prepare   here (CPU): out/trace/collectives.collcmod
+#                                  (sm_90, --device-trace) and .deps
+#   scripts/gpu-trace.sh run       there, with "out/trace" and ".deps"
+#                                  carried: builds libcollc, writes
+#                                  allreduce-<bytes>.json under $OUT
+#                                  (default build-gpu/trace-out)
+#   scripts/gpu-trace.sh plot DIR  here: a PNG per trace in DIR
+#                                  (compiler/tools/collc-trace-plot)
+#
+# Environment (run): SIZES (bytes, default 1024,268435456), RANKS (default
+# 2), PYTHON (default: a python3 that imports torch).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+# NEVER NVLink multicast on these machines (DESIGN.md, "GPU machines").
+export NCCL_NVLS_ENABLE=0
+export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export NVSHMEM_DISABLE_NVLS=1
+
+prepare() {
+  mkdir -p out/trace .deps/include
+  build/bin/collc specs/collectives.coll --emit=module --device-trace \
+    --target=sm_90 --policy-table=specs/collectives.policy.json \
+    -o out/trace/collectives.collcmod || exit 2
+  rm -rf .deps/include/nlohmann
+  cp -r /usr/include/nlohmann .deps/include/
+  echo "ready: carry [\"out/trace\", \".deps\"] and run scripts/gpu-trace.sh run on the GPU machine"
+}
+
+run() {
+  local out=${OUT:-build-gpu/trace-out} build=build-gpu/runtime py status=0 b
+  mkdir -p "$out"
+  py=${PYTHON:-python3}
+  "$py" -c 'import torch' 2>/dev/null || py=/opt/torch/.venv/bin/python3
+  if [ ! -f "$build/build.ninja" ]; then
+    cmake -S runtime -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$out/build.log" 2>&1 ||
+      { tail -20 "$out/build.log"; exit 2; }
+  fi
+  ninja -C "$build" >>"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 2; }
+  export COLLC_LIBRARY=$PWD/$build/libcollc.so
+  local sizes=${SIZES:-1024,268435456}
+  for b in ${sizes//,/ }; do
+    COLLC_TRACE=$out/allreduce-$b.json timeout 120 "$py" \
+      bench/trace/allreduce_trace.py --module out/trace/collectives.collcmod \
+      --bytes "$b" --ranks "${RANKS:-2}" || status=1
+  done
+  ls -la "$out"
+  return $status
+}
+
+plot() {
+  local dir=${1:?usage: scripts/gpu-trace.sh plot DIR} f
+  for f in "$dir"/*.json; do
+    compiler/tools/collc-trace-plot/collc-trace-plot "$f" -o "${f%.json}.png" \
+      --title "$(basename "${f%.json}")" || return 1
+  done
+}
+
+case ${1:-} in
+prepare) prepare ;;
+run) run ;;
+plot) shift; plot "$@" ;;
+*)
+  echo "usage: scripts/gpu-trace.sh prepare|run|plot DIR" >&2
+  exit 2
+  ;;
+esac
