@@ -29,7 +29,7 @@ export NVSHMEM_DISABLE_NVLS=1
 # lazily between collectives (collc.torch's docstring).
 export CUDA_MODULE_LOADING=EAGER
 
-# prepare_modules_and_deps.
+# prepare_modules_and_deps, build_runtime.
 . scripts/lib/gpu-measurer.sh
 
 prepare() {
@@ -62,13 +62,7 @@ run() {
     echo "COLLC_COMMIT=${COLLC_COMMIT:-unknown} module $module GPUS=$gpus RANKS=${RANKS:-2,8} PROCS=$procs"
   } >"$out/env.txt" 2>&1
   cat "$out/env.txt"
-  if [ ! -f "$build/build.ninja" ]; then
-    cmake -S runtime -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$out/build.log" 2>&1 ||
-      { tail -20 "$out/build.log"; exit 2; }
-  fi
-  ninja -C "$build" >>"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 2; }
-  export COLLC_LIBRARY=$PWD/$build/libcollc.so
+  build_runtime "$build" "$out/build.log"
   timeout "${RUN_LIMIT:-420}" "$py" test/gpu/torch/run.py --module "$module" --ranks "${RANKS:-2,8}" \
     --procs "$procs" --gpus "$gpus" --out "$out" 2>&1 | tee "$out/run.log"
   status=${PIPESTATUS[0]}

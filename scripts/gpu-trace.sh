@@ -22,6 +22,9 @@ export NCCL_NVLS_ENABLE=0
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export NVSHMEM_DISABLE_NVLS=1
 
+# build_runtime.
+. scripts/lib/gpu-measurer.sh
+
 prepare() {
   mkdir -p out/trace .deps/include
   build/bin/collc specs/collectives.coll --emit=module --device-trace \
@@ -37,13 +40,7 @@ run() {
   mkdir -p "$out"
   py=${PYTHON:-python3}
   "$py" -c 'import torch' 2>/dev/null || py=/opt/torch/.venv/bin/python3
-  if [ ! -f "$build/build.ninja" ]; then
-    cmake -S runtime -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$out/build.log" 2>&1 ||
-      { tail -20 "$out/build.log"; exit 2; }
-  fi
-  ninja -C "$build" >>"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 2; }
-  export COLLC_LIBRARY=$PWD/$build/libcollc.so
+  build_runtime "$build" "$out/build.log"
   local sizes=${SIZES:-1024,268435456}
   for b in ${sizes//,/ }; do
     COLLC_TRACE=$out/allreduce-$b.json timeout 120 "$py" \

@@ -1,6 +1,20 @@
 # Helpers of the GPU scripts that run bench/bandwidth's measurer
 # (scripts/gpu-calibrate.sh, scripts/gpu-bench.sh) or the runtime from
-# Python (scripts/gpu-torch.sh); sourced from the repository's root.
+# Python (scripts/gpu-torch.sh, scripts/gpu-trace.sh); sourced from the
+# repository's root.
+
+# Builds libcollc alone into $1 (log: $2), configuring only once, and
+# points COLLC_LIBRARY (the Python package's) at it.
+build_runtime() {
+  local build=$1 log=$2
+  if [ ! -f "$build/build.ninja" ]; then
+    cmake -S runtime -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCOLLC_JSON_INCLUDE_DIR="$PWD/.deps/include" >"$log" 2>&1 ||
+      { tail -20 "$log"; exit 2; }
+  fi
+  ninja -C "$build" >>"$log" 2>&1 || { tail -20 "$log"; exit 2; }
+  export COLLC_LIBRARY=$PWD/$build/libcollc.so
+}
 
 # `prepare` of gpu-bench.sh and gpu-torch.sh (here, CPU): checks that the
 # shipped module exists and copies the JSON headers the runtime builds with
