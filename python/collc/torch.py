@@ -333,7 +333,8 @@ def _native(group):
     tensors and is capturable; other backends (gloo) get the collectives
     composed from all_reduce, all_gather and all_to_all_single, on host
     copies of CUDA tensors."""
-    return dist.get_backend(group) == "nccl"
+    # "nccl", or a per-device list such as "cpu:gloo,cuda:nccl".
+    return "nccl" in str(dist.get_backend(group))
 
 
 def _global_rank(group, rank):
