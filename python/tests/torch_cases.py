@@ -77,9 +77,11 @@ class Case:
             values = values.clamp(-2, 2)
         return values.to(self.dtype)
 
-    def run(self, t, comm):
-        """The op on this rank's (device) input; the rank's result."""
+    def run(self, t, comm, out=None):
+        """The op on this rank's (device) input; the rank's result. `out`:
+        the output tensor of an `out=` case (default: a new poisoned one)."""
         k = self.kind
+        given = out
         if k == "all_reduce":
             return (ct.all_reduce_(t, comm, self.op) if self.inplace
                     else ct.all_reduce(t, comm, self.op))
@@ -87,17 +89,18 @@ class Case:
             return (ct.broadcast_(t, self.root, comm) if self.inplace
                     else ct.broadcast(t, self.root, comm))
         if k == "all_gather_into_tensor":
-            out = (_poison(t.new_empty((self.nranks * t.shape[0],) +
-                                       tuple(t.shape[1:])))
-                   if self.out else None)
+            out = given if given is not None else (
+                _poison(t.new_empty((self.nranks * t.shape[0],) +
+                                    tuple(t.shape[1:]))) if self.out else None)
             return ct.all_gather_into_tensor(t, comm, out=out)
         if k == "reduce_scatter_tensor":
-            out = (_poison(t.new_empty((t.shape[0] // self.nranks,) +
-                                       tuple(t.shape[1:])))
-                   if self.out else None)
+            out = given if given is not None else (
+                _poison(t.new_empty((t.shape[0] // self.nranks,) +
+                                    tuple(t.shape[1:]))) if self.out else None)
             return ct.reduce_scatter_tensor(t, comm, self.op, out=out)
         if k == "all_to_all_single":
-            out = _poison(torch.empty_like(t)) if self.out else None
+            out = given if given is not None else (
+                _poison(torch.empty_like(t)) if self.out else None)
             return ct.all_to_all_single(t, comm, out=out)
         rank = comm.rank
         if k == "all_gather_v":

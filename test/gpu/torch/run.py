@@ -139,8 +139,8 @@ def eager(ranks, failures):
 
 def registered(ranks, failures):
     """The same ops on registered tensors (the zero-copy path where the
-    module has it): inputs copied into registered buffers, outputs into
-    registered `out=` tensors."""
+    module has it): inputs copied into registered buffers, and the `out=`
+    forms' outputs registered too (poisoned first)."""
     n, done = ranks.n, 0
     for rows, cols in ((3, 7), (64, 40), (4096, 1024)):
         for kind in ("all_reduce", "all_gather_into_tensor",
@@ -155,10 +155,18 @@ def registered(ranks, failures):
             xs = ranks.inputs(case)
             bufs = [ranks.comms[r].register(xs[r].clone())
                     for r in range(n)]
-            results = ranks.each(lambda r: case.run(bufs[r], ranks.comms[r]))
+            outs = [None] * n
+            if case.out:
+                outs = [ranks.comms[r].register(torch.full(
+                    case.expected(r).shape, float("nan"), dtype=case.dtype,
+                    device=xs[r].device)) for r in range(n)]
+            results = ranks.each(lambda r: case.run(bufs[r], ranks.comms[r],
+                                                    out=outs[r]))
             check_all(case, results, failures)
             for r in range(n):
                 ranks.comms[r].deregister(bufs[r])
+                if outs[r] is not None:
+                    ranks.comms[r].deregister(outs[r])
             done += 1
     return done
 
