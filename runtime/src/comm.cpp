@@ -150,12 +150,16 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
                       "the module has no kernel for %d ranks; compile the "
                       "spec with 'ranks %d'",
                       nranks, nranks);
+  // Every kernel's error record, then the device API's.
+  const size_t errorBytes =
+      (kernels * COLLC_ERROR_WORDS + COLLC_DEVICE_ERROR_WORDS) * 8;
   void *host = nullptr;
-  CU_CHECK(cuMemHostAlloc(&host, kernels * COLLC_ERROR_WORDS * 8,
+  CU_CHECK(cuMemHostAlloc(&host, errorBytes,
                           CU_MEMHOSTALLOC_DEVICEMAP |
                               CU_MEMHOSTALLOC_PORTABLE));
-  std::memset(host, 0, kernels * COLLC_ERROR_WORDS * 8);
+  std::memset(host, 0, errorBytes);
   comm->errorHost = static_cast<unsigned long long *>(host);
+  comm->deviceError = comm->errorHost + kernels * COLLC_ERROR_WORDS;
   int sms = 0, cooperative = 0;
   CU_CHECK(cuDeviceGetAttribute(
       &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
@@ -171,6 +175,7 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
   COLLC_CHECK(allocZeroed(&comm->windowTable, (unsigned long long)kMaxWindows *
                                                    nranks * sizeof(CUdeviceptr)));
   CU_CHECK(cuStreamCreate(&comm->windowStream, CU_STREAM_NON_BLOCKING));
+  COLLC_CHECK(deviceApiSetup(comm));
   comm->workspaces.reserve(kernels);
   for (const KernelInfo &k : module->kernels) {
     if (k.worldSize != nranks || k.target != image->target)
@@ -260,6 +265,7 @@ void release(collcComm *comm) {
       if (p)
         drv::pfn_cuMemFree(p);
   }
+  deviceApiRelease(comm);
   if (comm->errorHost)
     drv::pfn_cuMemFreeHost(comm->errorHost);
   if (comm->traceBuffer)
@@ -562,15 +568,19 @@ extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
     }
   }
 
-  // Exchange the IPC handles of every peer-accessible buffer.
-  size_t perRank = c->workspaces.size() * 3;
+  // Exchange the IPC handles of every peer-accessible buffer: three per
+  // kernel, then the device API's inbox.
+  size_t perRank = c->workspaces.size() * 3 + 1;
   std::vector<CUipcMemHandle> handles(perRank), all(perRank * nranks);
+  std::vector<CUdeviceptr> inboxes(nranks);
   for (size_t i = 0; i < c->workspaces.size(); ++i) {
     Workspace &w = c->workspaces[i];
     CU_CHECK_GOTO(cuIpcGetMemHandle(&handles[3 * i], w.staging), res, fail);
     CU_CHECK_GOTO(cuIpcGetMemHandle(&handles[3 * i + 1], w.inter), res, fail);
     CU_CHECK_GOTO(cuIpcGetMemHandle(&handles[3 * i + 2], w.events), res, fail);
   }
+  CU_CHECK_GOTO(cuIpcGetMemHandle(&handles[perRank - 1], c->deviceInbox), res,
+                fail);
   if (allgather(handles.data(), all.data(),
                 perRank * sizeof(CUipcMemHandle), userData) != 0) {
     res = COLLC_FAIL(collcSystemError,
@@ -597,6 +607,17 @@ extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
     }
     COLLC_CHECK_GOTO(uploadPeers(w, staging, inter, events), res, fail);
   }
+  for (int p = 0; p < nranks; ++p) {
+    if (p == rank) {
+      inboxes[p] = c->deviceInbox;
+      continue;
+    }
+    CU_CHECK_GOTO(cuIpcOpenMemHandle(&inboxes[p], all[perRank * p + perRank - 1],
+                                     CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+                  res, fail);
+    c->deviceOpened.push_back(inboxes[p]);
+  }
+  COLLC_CHECK_GOTO(deviceApiPeers(c, inboxes), res, fail);
   *comm = c;
   return collcSuccess;
 fail:
@@ -671,6 +692,11 @@ extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
       }
       res = uploadPeers(made[r]->workspaces[i], staging, inter, events);
     }
+    std::vector<CUdeviceptr> inboxes(ndev);
+    for (int p = 0; p < ndev; ++p)
+      inboxes[p] = made[p]->deviceInbox;
+    if (res == collcSuccess)
+      res = deviceApiPeers(made[r], inboxes);
   }
   if (res != collcSuccess) {
     for (collcComm *c : made)
@@ -802,6 +828,10 @@ extern "C" collcResult_t collcCommGetAsyncError(collcComm_t comm,
           comm->rank);
       return collcSuccess;
     }
+  }
+  if (deviceApiFailed(comm, true)) {
+    *asyncError = collcTimeout;
+    return collcSuccess;
   }
   for (Workspace &w : comm->workspaces) {
     // Prefer the wait on another rank: it names the peer waited for.

@@ -544,7 +544,9 @@ collcResult_t checkNotFailed(collcComm_t comm, const char *name) {
     return w.error && (w.error[0] != COLLC_KERNEL_OK ||
                        w.error[COLLC_ERROR_REMOTE] != COLLC_KERNEL_OK);
   };
-  if (std::none_of(comm->workspaces.begin(), comm->workspaces.end(), failed))
+  if (std::none_of(comm->workspaces.begin(), comm->workspaces.end(),
+                   failed) &&
+      !deviceApiFailed(comm, false))
     return collcSuccess;
   // The earlier error as collcCommGetAsyncError words it, without its
   // "collcCommGetAsyncError : " prefix.

@@ -284,8 +284,9 @@ void forget(collcComm_t comm, collcWindow *w) {
   delete w;
 }
 
-/// Refuses a window argument that is not a live window of `comm`.
-collcResult_t checkOwned(collcComm_t comm, collcWindow_t window) {
+} // namespace
+
+collcResult_t collc::checkOwned(collcComm_t comm, collcWindow_t window) {
   if (!window)
     return COLLC_FAIL(collcInvalidArgument, "rank %d: window argument is NULL",
                       comm->rank);
@@ -298,6 +299,8 @@ collcResult_t checkOwned(collcComm_t comm, collcWindow_t window) {
                       comm->rank, (void *)window);
   return collcSuccess;
 }
+
+namespace {
 
 /// Whether the window may go: no captured graph holds it, and the eager
 /// work that used it (on any rank of this process) finished within the

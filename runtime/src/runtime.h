@@ -250,6 +250,19 @@ COLLC_API collcResult_t noteWindowUse(collcComm_t comm,
 /// Closes every window of `comm` (communicator destruction): mappings
 /// closed, nothing waited for.
 void releaseWindows(collcComm_t comm);
+/// Refuses a window argument that is not a live window of `comm`.
+collcResult_t checkOwned(collcComm_t comm, collcWindow_t window);
+
+/// The device API (device_api.cpp): allocates this rank's inbox and
+/// expected counts at setup; fills the device array of every rank's inbox
+/// (as mapped here) once they are known; frees them.
+collcResult_t deviceApiSetup(collcComm_t comm);
+collcResult_t deviceApiPeers(collcComm_t comm,
+                             const std::vector<CUdeviceptr> &inboxes);
+void deviceApiRelease(collcComm_t comm);
+/// Whether a user kernel's device-API wait timed out; when it did and
+/// `report`, the error message (collcGetLastError).
+bool deviceApiFailed(collcComm_t comm, bool report);
 
 /// The ranks one process drives (collcCommInitAll): which rank queued work
 /// on which stream, so that two ranks on one stream (which can never
@@ -316,6 +329,15 @@ struct collcComm {
   /// (NULL for collcCommInitAll).
   collcAllGatherFn_t allgather = nullptr;
   void *userData = nullptr;
+  /// The device API (collcCommGetDeviceHandle, device_comm.h): this rank's
+  /// inbox and expected counts (COLLC_DEVICE_SIGNAL_SLOTS x nranks words,
+  /// zeroed at setup), the device array of every rank's inbox as mapped
+  /// here, the peers' inboxes opened by IPC, and its error record (in
+  /// errorHost, after the kernels').
+  CUdeviceptr deviceInbox = 0, deviceExpected = 0, deviceInboxPeers = 0;
+  std::vector<CUdeviceptr> deviceOpened;
+  unsigned long long *deviceError = nullptr;
+  CUdeviceptr deviceErrorDevice = 0;
   /// Registered buffers: kMaxWindows x nranks device addresses, row s every
   /// rank's buff of the window in slot s as this rank maps it, 0 where no
   /// window (allocated zeroed at setup).

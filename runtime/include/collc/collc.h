@@ -19,6 +19,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "collc/device/device_comm.h"
+
 /// Marks a declaration as part of the exported ABI. The library is built with
 /// -fvisibility=hidden and a linker map, so only COLLC_API symbols named
 /// collc* are visible.
@@ -273,6 +275,27 @@ COLLC_API collcResult_t collcCommRegister(collcComm_t comm, void *buff,
 /// per rank, a refusal on any rank refuses it on every rank.
 COLLC_API collcResult_t collcCommDeregister(collcComm_t comm,
                                             collcWindow_t window);
+
+//===----------------------------------------------------------------------===//
+// The device API (docs/device-api.md, collc/device/api.cuh)
+//===----------------------------------------------------------------------===//
+
+/// Fills *handle with what a kernel of yours needs to communicate on
+/// `comm` through collc/device/api.cuh: rank, world size, readiness words
+/// (COLLC_DEVICE_SIGNAL_SLOTS slots per pair of ranks, counted, so kernels
+/// may run again and in CUDA graphs), the communicator's timeout, and, when
+/// `window` is not NULL, every rank's buffer of that registered window as
+/// this rank maps it. Pass the handle to kernels by value, on any stream of
+/// the communicator's device. Not collective; needs a window every rank has
+/// registered (collcInvalidUsage otherwise, naming a rank that has not).
+/// The handle stays valid until the window is deregistered or the
+/// communicator destroyed; deregister only after the kernels that use it
+/// finished (collc cannot see them). A wait that times out in a kernel is
+/// reported by collcCommGetAsyncError, and the communicator accepts no more
+/// calls (abort it).
+COLLC_API collcResult_t collcCommGetDeviceHandle(collcComm_t comm,
+                                                 collcWindow_t window,
+                                                 collcDeviceComm *handle);
 
 //===----------------------------------------------------------------------===//
 // Collectives (NCCL's argument conventions: counts in elements)

@@ -34,7 +34,7 @@ for arch in arches:
                                   os.path.basename(source).encode(), 0, None,
                                   None) == 0
     opts = [b"--gpu-architecture=" + arch.encode(), b"--std=c++17",
-            b"-I" + include.encode(),
+            b"-I" + include.encode(), b"-default-device",
             b"-I" + os.path.join(cuda, "include").encode()] + defines
     arr = (ctypes.c_char_p * len(opts))(*opts)
     res = lib.nvrtcCompileProgram(prog, len(opts), arr)

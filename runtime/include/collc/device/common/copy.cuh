@@ -105,14 +105,14 @@ COLLC_DEVICE_INLINE void copy_shifted16(uint4 *d, const char *s, size_t n,
 
 } // namespace detail
 
-/// Generic Atom copy (CTA-cooperative): `bytes` bytes from `src` to `dst`,
-/// any alignment, any count; see the file comment. Works on every GPU.
-COLLC_DEVICE_INLINE void copy_generic(void *dst, const void *src,
-                                      size_t bytes) {
+/// Generic Atom copy by `nt` threads (thread `tid` of them; every one calls
+/// it with the same arguments): `bytes` bytes from `src` to `dst`, any
+/// alignment, any count; see the file comment. Works on every GPU. A warp
+/// (the device API's copy_warp) or one thread are groups too.
+COLLC_DEVICE_INLINE void copy_generic(void *dst, const void *src, size_t bytes,
+                                      unsigned tid, unsigned nt) {
   if (bytes == 0)
     return;
-  const unsigned tid = cta_thread_rank();
-  const unsigned nt = cta_num_threads();
   char *d = static_cast<char *>(dst);
   const char *s = static_cast<const char *>(src);
   size_t head = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
@@ -134,6 +134,12 @@ COLLC_DEVICE_INLINE void copy_generic(void *dst, const void *src,
   const size_t tail = bytes - n16 * 16;
   const unsigned tailTid = (tid + nt - static_cast<unsigned>(n16 % nt)) % nt;
   detail::copy_bytes(d + n16 * 16, s + n16 * 16, tail, tailTid, nt);
+}
+
+/// copy_generic by the whole CTA.
+COLLC_DEVICE_INLINE void copy_generic(void *dst, const void *src,
+                                      size_t bytes) {
+  copy_generic(dst, src, bytes, cta_thread_rank(), cta_num_threads());
 }
 
 #endif // defined(COLLC_DEVICE_COMPILE)

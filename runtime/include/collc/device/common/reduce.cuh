@@ -235,7 +235,9 @@ COLLC_DEVICE_INLINE bool reduce_has_work(int nsrc, size_t elems) {
 
 } // namespace detail
 
-/// Generic Atom reduce (CTA-cooperative): for i in [0, elems),
+/// Generic Atom reduce by `nt` threads (thread `tid` of them, every one
+/// calling it with the same arguments; a CTA, a warp or one thread): for i
+/// in [0, elems),
 /// dst[i] = Op over p = 0 .. nsrc-1 of src(p)[i], with the FP32 fold of
 /// Purlin eq. 2 (see the file comment and RedOp). `src(p)` returns the
 /// `const E*` of source p (local or a peer GPU's memory); it is called
@@ -245,11 +247,10 @@ COLLC_DEVICE_INLINE bool reduce_has_work(int nsrc, size_t elems) {
 /// Works on every GPU.
 template <typename E, RedOp Op, typename SrcFn>
 COLLC_DEVICE_INLINE void reduce_generic(E *dst, SrcFn src, int nsrc,
-                                        size_t elems) {
+                                        size_t elems, unsigned tid,
+                                        unsigned nt) {
   if (!detail::reduce_has_work(nsrc, elems))
     return;
-  const unsigned tid = cta_thread_rank();
-  const unsigned nt = cta_num_threads();
   const uintptr_t mis = reinterpret_cast<uintptr_t>(dst) & 15;
   bool vec = mis % sizeof(E) == 0;
   for (int p = 0; vec && p < nsrc; ++p)
@@ -269,6 +270,14 @@ COLLC_DEVICE_INLINE void reduce_generic(E *dst, SrcFn src, int nsrc,
   // The tail goes to the threads with the least vector work.
   const unsigned tailTid = (tid + nt - static_cast<unsigned>(nvec % nt)) % nt;
   detail::reduce_scalar<E, Op>(dst, src, nsrc, body, elems, tailTid, nt);
+}
+
+/// reduce_generic by the whole CTA.
+template <typename E, RedOp Op, typename SrcFn>
+COLLC_DEVICE_INLINE void reduce_generic(E *dst, SrcFn src, int nsrc,
+                                        size_t elems) {
+  reduce_generic<E, Op>(dst, src, nsrc, elems, cta_thread_rank(),
+                        cta_num_threads());
 }
 
 #endif // defined(COLLC_DEVICE_COMPILE)
