@@ -736,6 +736,42 @@ for _name, (_schema, _impl, _fake) in _OPS.items():
 _ops = torch.ops.collc
 
 
+def _order_collectives():
+    """Marks every op as having an ordered side effect, so that
+    torch.compile threads an effect token through them and no graph pass
+    reorders one collective across another: independent collectives are
+    otherwise free to move, and two ranks that compile the same function in
+    separate processes may order them differently (seen with Inductor on
+    PyTorch 2.11: each rank waited for the other's next collective until the
+    timeout). Returns (ordered op names, {name: why not}); PyTorch versions
+    without effect registration (before 2.4), or that refuse it for an op
+    (in-place ops, whose inputs alias their outputs, on some versions), leave
+    those ops unordered, which collc.torch.UNORDERED lists."""
+    try:
+        from torch._library.effects import EffectType as effect
+    except ImportError:
+        try:
+            from torch._higher_order_ops.effects import _EffectType as effect
+        except ImportError:
+            return [], {n: "this PyTorch has no effect registration"
+                        for n in _OPS}
+    register = getattr(torch.library, "_register_effectful_op", None)
+    if register is None:
+        from torch._higher_order_ops.effects import \
+            _register_effectful_op as register
+    ordered, unordered = [], {}
+    for name in _OPS:
+        try:
+            register(getattr(_ops, name).default, effect.ORDERED)
+            ordered.append(name)
+        except Exception as e:  # a version's own refusal, kept as the reason
+            unordered[name] = repr(e)
+    return ordered, unordered
+
+
+ORDERED, UNORDERED = _order_collectives()
+
+
 def _id(comm):
     return comm.id if isinstance(comm, Communicator) else comm
 

@@ -505,6 +505,9 @@ def main():
     log("torch %s, %s, %d GPU(s), collc %s" % (
         torch.__version__, torch.cuda.get_device_name(0), args.gpus,
         collc.version()))
+    log("ops ordered under torch.compile: %d of %d; unordered: %s" % (
+        len(ct.ORDERED), len(ct.ORDERED) + len(ct.UNORDERED),
+        ct.UNORDERED or "none"))
     failures = Failures()
     summary = dict(torch=torch.__version__,
                    gpu=torch.cuda.get_device_name(0), gpus=args.gpus,
