@@ -123,7 +123,7 @@ struct Ranks {
     streams.resize(n);
     windows.resize(n);
     handles.resize(n);
-    dev.resize(n);
+    dev.assign(n, collcDeviceComm COLLC_DEVICE_COMM_INITIALIZER);
     for (int r = 0; r < n; ++r) {
       CUDA_OK(cudaSetDevice(devices[r]));
       CUDA_OK(cudaStreamCreateWithFlags(&streams[r], cudaStreamNonBlocking));

@@ -91,6 +91,13 @@ extern "C" collcResult_t collcCommGetDeviceHandle(collcComm_t comm,
   COLLC_API_ENTRY();
   COLLC_ARG_NOT_NULL(comm);
   COLLC_ARG_NOT_NULL(handle);
+  if (handle->version != COLLC_DEVICE_API_VERSION)
+    return COLLC_FAIL(collcInvalidArgument,
+                      "rank %d: handle->version is %u, but this library fills "
+                      "collcDeviceComm version %d: initialize the handle with "
+                      "COLLC_DEVICE_COMM_INITIALIZER and build against this "
+                      "library's headers",
+                      comm->rank, handle->version, COLLC_DEVICE_API_VERSION);
   collcDeviceComm h = {};
   if (window) {
     COLLC_CHECK(checkOwned(comm, window));

@@ -285,7 +285,9 @@ COLLC_API collcResult_t collcCommDeregister(collcComm_t comm,
 /// (COLLC_DEVICE_SIGNAL_SLOTS slots per pair of ranks, counted, so kernels
 /// may run again and in CUDA graphs), the communicator's timeout, and, when
 /// `window` is not NULL, every rank's buffer of that registered window as
-/// this rank maps it. Pass the handle to kernels by value, on any stream of
+/// this rank maps it. Initialize *handle with COLLC_DEVICE_COMM_INITIALIZER
+/// (its `version`: the layout your code was compiled with; another is
+/// refused). Pass the handle to kernels by value, on any stream of
 /// the communicator's device. Not collective; needs a window every rank has
 /// registered (collcInvalidUsage otherwise, naming a rank that has not).
 /// The handle stays valid until the window is deregistered or the

@@ -72,7 +72,7 @@ struct Comm {
 };
 
 TEST(DeviceApiTest, NullArgumentsAreRefused) {
-  collcDeviceComm h;
+  collcDeviceComm h = COLLC_DEVICE_COMM_INITIALIZER;
   EXPECT_EQ(collcCommGetDeviceHandle(nullptr, nullptr, &h),
             collcInvalidArgument);
   EXPECT_TRUE(contains(lastError(),
@@ -84,10 +84,22 @@ TEST(DeviceApiTest, NullArgumentsAreRefused) {
   EXPECT_TRUE(contains(lastError(), "handle argument is NULL")) << lastError();
 }
 
+TEST(DeviceApiTest, AHandleOfAnotherVersionIsRefused) {
+  Comm c(2, 1);
+  collcDeviceComm h = COLLC_DEVICE_COMM_INITIALIZER;
+  h.version = COLLC_DEVICE_API_VERSION + 1;
+  EXPECT_EQ(collcCommGetDeviceHandle(&c.comm, nullptr, &h),
+            collcInvalidArgument);
+  EXPECT_TRUE(contains(lastError(), "rank 1: handle->version is 2, but this "
+                                    "library fills collcDeviceComm version 1"))
+      << lastError();
+  EXPECT_EQ(h.nranks, 0); // unchanged
+}
+
 TEST(DeviceApiTest, AForeignWindowIsRefused) {
   Comm a(2, 0), b(2, 0);
   collcWindow *w = b.window(0, 4096, true);
-  collcDeviceComm h;
+  collcDeviceComm h = COLLC_DEVICE_COMM_INITIALIZER;
   EXPECT_EQ(collcCommGetDeviceHandle(&a.comm, w, &h), collcInvalidArgument);
   EXPECT_TRUE(contains(lastError(), "is not a window registered on this "
                                     "communicator"))
@@ -98,7 +110,7 @@ TEST(DeviceApiTest, AWindowNotEveryRankRegisteredIsRefused) {
   Comm c(4, 1);
   collcWindow *w = c.window(3, 4096, false);
   w->shared->state[2] = 0;
-  collcDeviceComm h;
+  collcDeviceComm h = COLLC_DEVICE_COMM_INITIALIZER;
   EXPECT_EQ(collcCommGetDeviceHandle(&c.comm, w, &h), collcInvalidUsage);
   EXPECT_TRUE(contains(lastError(), "rank 1: window 0 is not registered on "
                                     "every rank yet (rank 2 has not"))
@@ -109,7 +121,7 @@ TEST(DeviceApiTest, TheHandleNamesTheWindowRowAndTheReadinessWords) {
   Comm c(4, 2);
   c.window(0, 64, true);
   collcWindow *w = c.window(5, 12345, true);
-  collcDeviceComm h;
+  collcDeviceComm h = COLLC_DEVICE_COMM_INITIALIZER;
   ASSERT_EQ(collcCommGetDeviceHandle(&c.comm, w, &h), collcSuccess)
       << lastError();
   EXPECT_EQ(h.version, (unsigned)COLLC_DEVICE_API_VERSION);
@@ -124,7 +136,7 @@ TEST(DeviceApiTest, TheHandleNamesTheWindowRowAndTheReadinessWords) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(h.error), 0x500000u);
   EXPECT_EQ(h.timeoutNs, 2000000000ull);
 
-  collcDeviceComm bare;
+  collcDeviceComm bare = COLLC_DEVICE_COMM_INITIALIZER;
   ASSERT_EQ(collcCommGetDeviceHandle(&c.comm, nullptr, &bare), collcSuccess);
   EXPECT_EQ(bare.peers, nullptr);
   EXPECT_EQ(bare.bytes, 0u);

@@ -43,9 +43,6 @@
 #include "collc/device/atom.cuh"
 #include "collc/device/device_comm.h"
 
-static_assert(COLLC_DEVICE_API_VERSION == 1,
-              "collc/device/api.cuh is version 1 of the device API");
-
 namespace collc {
 namespace dev {
 

@@ -26,9 +26,13 @@
 #ifndef COLLC_DEVICE_DEVICE_COMM_H
 #define COLLC_DEVICE_DEVICE_COMM_H
 
-/// The layout version of collcDeviceComm: api.cuh refuses (static_assert) a
-/// handle of another version, collcCommGetDeviceHandle fills this one.
+/// The layout version of collcDeviceComm. The caller of
+/// collcCommGetDeviceHandle sets `version` to the one its code was compiled
+/// with (COLLC_DEVICE_COMM_INITIALIZER does); the library refuses another,
+/// so kernels built against other headers never read a handle of the wrong
+/// layout.
 #define COLLC_DEVICE_API_VERSION 1
+#define COLLC_DEVICE_COMM_INITIALIZER {COLLC_DEVICE_API_VERSION}
 
 /// Readiness slots per (receiver, sender) pair: independent signal streams,
 /// e.g. one per CTA of a kernel, or one per phase.
@@ -45,7 +49,7 @@
 #define COLLC_DEVICE_WAIT_PACKET 1
 
 typedef struct collcDeviceComm {
-  /// COLLC_DEVICE_API_VERSION.
+  /// COLLC_DEVICE_API_VERSION: set by the caller, checked by the library.
   unsigned int version;
   int rank;
   int nranks;
