@@ -13,7 +13,12 @@ Every collective is an op of the `collc` namespace (torch.ops.collc.*),
 with a fake (meta) implementation, so torch.compile traces it without a
 graph break; the in-place forms mutate their tensor argument and return
 nothing, which torch.compile functionalizes. A call runs on the current
-CUDA stream, and is safe to capture in a CUDA graph and replay.
+CUDA stream, and is safe to capture in a CUDA graph and replay. Every
+rank must issue the same collectives in the same order; so that a compiler
+cannot reorder them differently on different ranks, the functional ops are
+registered as ordered side effects (ORDERED; PyTorch 2.4+). PyTorch does
+not order ops that write their arguments, so under torch.compile with
+Inductor prefer the functional forms (UNORDERED lists the others).
 
 A call collc cannot serve (an element type or operator the module lacks, a
 rank count it has no kernel for, a host or non-contiguous tensor, a size it
@@ -737,16 +742,18 @@ _ops = torch.ops.collc
 
 
 def _order_collectives():
-    """Marks every op as having an ordered side effect, so that
-    torch.compile threads an effect token through them and no graph pass
-    reorders one collective across another: independent collectives are
-    otherwise free to move, and two ranks that compile the same function in
-    separate processes may order them differently (seen with Inductor on
-    PyTorch 2.11: each rank waited for the other's next collective until the
-    timeout). Returns (ordered op names, {name: why not}); PyTorch versions
-    without effect registration (before 2.4), or that refuse it for an op
-    (in-place ops, whose inputs alias their outputs, on some versions), leave
-    those ops unordered, which collc.torch.UNORDERED lists."""
+    """Marks the ops as having an ordered side effect, so that torch.compile
+    threads an effect token through them and no graph pass reorders one
+    collective across another: independent collectives are otherwise free
+    to move, and two ranks that compile the same function in separate
+    processes may order them differently (seen with Inductor on PyTorch
+    2.11: each rank waited for the other's next collective until the
+    timeout). PyTorch orders only ops whose schema has no alias annotation
+    (its has_aliasing), so the in-place and out= forms stay unordered: under
+    torch.compile with Inductor call the functional forms (all_reduce,
+    all_gather_into_tensor, ...). Returns (ordered op names, {name: why
+    not}); PyTorch before 2.4 has no effect registration at all.
+    collc.torch.ORDERED and UNORDERED hold the answer."""
     try:
         from torch._library.effects import EffectType as effect
     except ImportError:
@@ -761,8 +768,15 @@ def _order_collectives():
             _register_effectful_op as register
     ordered, unordered = [], {}
     for name in _OPS:
+        op = getattr(_ops, name).default
+        schema = op._schema
+        if any(a.alias_info is not None
+               for a in list(schema.arguments) + list(schema.returns)):
+            unordered[name] = ("it writes its input or out= tensor: PyTorch "
+                               "orders only ops without aliasing")
+            continue
         try:
-            register(getattr(_ops, name).default, effect.ORDERED)
+            register(op, effect.ORDERED)
             ordered.append(name)
         except Exception as e:  # a version's own refusal, kept as the reason
             unordered[name] = repr(e)

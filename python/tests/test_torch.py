@@ -42,6 +42,24 @@ def rank1_of_4():
 
 
 @torch.inference_mode()  # the ops have no derivative (PyTorch 1.13 then
+def test_every_op_is_ordered_or_says_why_not():
+    # The functional ops are ordered side effects where PyTorch can order
+    # them; an op that writes its arguments never claims to be (PyTorch's
+    # effect tokens skip aliasing ops), and every op is in one of the two.
+    names = set(ct._OPS)
+    assert set(ct.ORDERED) | set(ct.UNORDERED) == names
+    assert not set(ct.ORDERED) & set(ct.UNORDERED)
+    for name in ct.ORDERED:
+        assert "(a!)" not in ct._OPS[name][0], name
+    for name in ("all_reduce_", "broadcast_", "all_gather_into_tensor_out"):
+        assert name in ct.UNORDERED and ct.UNORDERED[name]
+    try:
+        import torch._higher_order_ops.effects  # noqa: F401
+    except ImportError:  # no effect tokens in this PyTorch: nothing ordered
+        assert ct.ORDERED == []
+        assert "no effect registration" in ct.UNORDERED["all_reduce"]
+
+
 def test_fake_implementations_give_the_shapes(rank1_of_4):  # needs this)
     c = rank1_of_4.id
     m = dict(device="meta", dtype=torch.bfloat16)
