@@ -151,6 +151,61 @@ struct Ranks {
     }
   }
 
+  /// Every rank's launch(r) (on its device), all issued before any is
+  /// waited for: a rank's kernel waits for its peers'.
+  template <typename Launch> void launchAll(Launch &&launch) {
+    for (int r = 0; r < size(); ++r) {
+      CUDA_OK(cudaSetDevice(devices[r]));
+      launch(r);
+    }
+  }
+
+  /// The example's checked runs: `iterations` eager rounds, then as many
+  /// replays of a CUDA graph per rank that captured launch(r) once;
+  /// prepare(round) before each (fresh inputs, poisoned outputs; graph
+  /// rounds are numbered from 100), check(how, round) after.
+  template <typename Prepare, typename Launch, typename Check>
+  void rounds(int iterations, Prepare &&prepare, Launch &&launch,
+              Check &&check) {
+    for (int it = 0; it < iterations; ++it) {
+      prepare(it);
+      launchAll(launch);
+      finish();
+      check("eager", it);
+    }
+    std::vector<cudaGraphExec_t> exec(size());
+    for (int r = 0; r < size(); ++r) {
+      CUDA_OK(cudaSetDevice(devices[r]));
+      cudaGraph_t g;
+      CUDA_OK(cudaStreamBeginCapture(streams[r],
+                                     cudaStreamCaptureModeThreadLocal));
+      launch(r);
+      CUDA_OK(cudaStreamEndCapture(streams[r], &g));
+      CUDA_OK(cudaGraphInstantiate(&exec[r], g, 0));
+      CUDA_OK(cudaGraphDestroy(g));
+    }
+    for (int it = 0; it < iterations; ++it) {
+      prepare(100 + it);
+      launchAll([&](int r) {
+        CUDA_OK(cudaGraphLaunch(exec[r], streams[r]));
+      });
+      finish();
+      check("graph", it);
+    }
+    for (int r = 0; r < size(); ++r) {
+      CUDA_OK(cudaSetDevice(devices[r]));
+      CUDA_OK(cudaGraphExecDestroy(exec[r]));
+    }
+  }
+
+  /// "N ranks on devices d0 d1 ...".
+  std::string layout() const {
+    std::string s = std::to_string(size()) + " ranks on devices";
+    for (int d : devices)
+      s += " " + std::to_string(d);
+    return s;
+  }
+
   /// --stall: launches every rank's kernel but `stalled`'s (launch(r)),
   /// then expects every other rank's wait to have timed out, reported by
   /// collcCommGetAsyncError with rank `stalled` named. Returns the exit

@@ -124,44 +124,13 @@ int main(int argc, char **argv) {
     prepare(0);
     return ranks.stall(o.stall, launch);
   }
-  for (int it = 0; it < o.iterations; ++it) {
-    prepare(it);
-    for (int r = 0; r < n; ++r) { // every rank launched before any waits
-      CUDA_OK(cudaSetDevice(o.devices[r]));
-      launch(r);
-    }
-    ranks.finish();
-    check("eager", it);
-  }
-  // A CUDA graph per rank, replayed with fresh inputs each time.
-  std::vector<cudaGraphExec_t> exec(n);
+  ranks.rounds(o.iterations, prepare, launch, check);
   for (int r = 0; r < n; ++r) {
     CUDA_OK(cudaSetDevice(o.devices[r]));
-    cudaGraph_t g;
-    CUDA_OK(cudaStreamBeginCapture(ranks.streams[r], cudaStreamCaptureModeThreadLocal));
-    launch(r);
-    CUDA_OK(cudaStreamEndCapture(ranks.streams[r], &g));
-    CUDA_OK(cudaGraphInstantiate(&exec[r], g, 0));
-    CUDA_OK(cudaGraphDestroy(g));
-  }
-  for (int it = 0; it < o.iterations; ++it) {
-    prepare(100 + it);
-    for (int r = 0; r < n; ++r) {
-      CUDA_OK(cudaSetDevice(o.devices[r]));
-      CUDA_OK(cudaGraphLaunch(exec[r], ranks.streams[r]));
-    }
-    ranks.finish();
-    check("graph", it);
-  }
-  for (int r = 0; r < n; ++r) {
-    CUDA_OK(cudaSetDevice(o.devices[r]));
-    CUDA_OK(cudaGraphExecDestroy(exec[r]));
     CUDA_OK(cudaFree(dA[r]));
     CUDA_OK(cudaFree(dB[r]));
   }
-  std::printf("matmul_allgather: %d ranks on devices", n);
-  for (int d : o.devices)
-    std::printf(" %d", d);
+  std::printf("matmul_allgather: %s", ranks.layout().c_str());
   std::printf(", C %d x %d float per rank: %d of %d rank results right "
               "(eager and CUDA graph, %d iterations each)\n",
               n * kM, kN, checks - failures, checks, o.iterations);

@@ -145,15 +145,7 @@ int main(int argc, char **argv) {
     prepare(0);
     return ranks.stall(o.stall, launch);
   }
-  for (int it = 0; it < o.iterations; ++it) {
-    prepare(it);
-    for (int r = 0; r < n; ++r) {
-      CUDA_OK(cudaSetDevice(o.devices[r]));
-      launch(r);
-    }
-    ranks.finish();
-    check("eager", it);
-  }
+  ranks.rounds(o.iterations, prepare, launch, check);
   // Timing (information, not a claim): 20 eager calls back to back per rank.
   std::vector<cudaEvent_t> t0(n), t1(n);
   for (int r = 0; r < n; ++r) {
@@ -163,10 +155,7 @@ int main(int argc, char **argv) {
     CUDA_OK(cudaEventRecord(t0[r], ranks.streams[r]));
   }
   for (int k = 0; k < 20; ++k)
-    for (int r = 0; r < n; ++r) {
-      CUDA_OK(cudaSetDevice(o.devices[r]));
-      launch(r);
-    }
+    ranks.launchAll(launch);
   for (int r = 0; r < n; ++r) {
     CUDA_OK(cudaSetDevice(o.devices[r]));
     CUDA_OK(cudaEventRecord(t1[r], ranks.streams[r]));
@@ -180,34 +169,12 @@ int main(int argc, char **argv) {
     CUDA_OK(cudaEventDestroy(t0[r]));
     CUDA_OK(cudaEventDestroy(t1[r]));
   }
-  std::vector<cudaGraphExec_t> exec(n);
   for (int r = 0; r < n; ++r) {
     CUDA_OK(cudaSetDevice(o.devices[r]));
-    cudaGraph_t g;
-    CUDA_OK(cudaStreamBeginCapture(ranks.streams[r], cudaStreamCaptureModeThreadLocal));
-    launch(r);
-    CUDA_OK(cudaStreamEndCapture(ranks.streams[r], &g));
-    CUDA_OK(cudaGraphInstantiate(&exec[r], g, 0));
-    CUDA_OK(cudaGraphDestroy(g));
-  }
-  for (int it = 0; it < o.iterations; ++it) {
-    prepare(100 + it);
-    for (int r = 0; r < n; ++r) {
-      CUDA_OK(cudaSetDevice(o.devices[r]));
-      CUDA_OK(cudaGraphLaunch(exec[r], ranks.streams[r]));
-    }
-    ranks.finish();
-    check("graph", it);
-  }
-  for (int r = 0; r < n; ++r) {
-    CUDA_OK(cudaSetDevice(o.devices[r]));
-    CUDA_OK(cudaGraphExecDestroy(exec[r]));
     for (auto *p : {dH[r], dRes[r], dOut[r]})
       CUDA_OK(cudaFree(p));
   }
-  std::printf("residual_allreduce: %d ranks on devices", n);
-  for (int d : o.devices)
-    std::printf(" %d", d);
+  std::printf("residual_allreduce: %s", ranks.layout().c_str());
   std::printf(", %zu bf16 per rank: %d of %d rank results right (eager and "
               "CUDA graph, %d iterations each); %.2f us a call (20 eager "
               "calls, the slowest rank)\n",
