@@ -32,6 +32,10 @@ config.substitutions.append(
 config.substitutions.append(
     ("%stub_driver_dir", os.path.join(config.collc_obj_root, "test", "unit", "runtime", "stub-driver")))
 
+# The runtime library itself (test/Runtime/no-multicast.test reads it).
+config.substitutions.append(
+    ("%libcollc", os.path.join(config.collc_obj_root, "lib", "libcollc.so")))
+
 llvm_config.use_default_substitutions()
 config.substitutions.append(("%python", sys.executable))
 # The CUDA toolkit's ptxas checks the PTX collc emits.

@@ -96,6 +96,10 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
   CU_CHECK(cuDeviceGetAttribute(
       &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
   comm->capability = major * 10 + minor;
+  COLLC_CHECK(multimemRequested(&comm->multimemRequested));
+  COLLC_CHECK(multimemProbe(comm->multimemRequested, device,
+                            driverMulticastQuery,
+                            &comm->multicastSupported));
   CU_CHECK(cuDeviceGetAttribute(&comm->pci[0],
                                 CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev));
   CU_CHECK(cuDeviceGetAttribute(&comm->pci[1], CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
@@ -285,6 +289,8 @@ struct RankHello {
   char specHash[65];
   int nranks, capability, kernels;
   int pci[3]; // the device (collcComm::pci)
+  /// COLLC_MULTIMEM=1 here, and the device's multicast support.
+  int multimem, multicast, device;
 };
 
 } // namespace
@@ -518,6 +524,9 @@ extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
   mine.capability = c->capability;
   mine.kernels = (int)c->workspaces.size();
   std::memcpy(mine.pci, c->pci, sizeof mine.pci);
+  mine.multimem = c->multimemRequested;
+  mine.multicast = c->multicastSupported;
+  mine.device = cudaDevice;
   if (allgather(&mine, hello.data(), sizeof(RankHello), userData) != 0) {
     release(c);
     return COLLC_FAIL(collcSystemError,
@@ -535,6 +544,17 @@ extern "C" collcResult_t collcCommInitRank(collcComm_t *comm,
                         rank, p, hello[p].nranks, hello[p].kernels, nranks,
                         mine.kernels);
     }
+  // The in-switch opt-in: every rank refuses if any asked for it (the
+  // answers of every rank's device, so they refuse together).
+  if (std::any_of(hello.begin(), hello.end(),
+                  [](const RankHello &h) { return h.multimem != 0; })) {
+    std::vector<int> requested(nranks), devices(nranks), supported(nranks);
+    for (int p = 0; p < nranks; ++p)
+      requested[p] = hello[p].multimem, devices[p] = hello[p].device,
+      supported[p] = hello[p].multicast;
+    release(c);
+    return multimemRefusal(rank, requested, devices, supported);
+  }
   {
     // Residency admission: every rank admits its programs for the ranks on
     // its device, then all launch the least grid any rank admitted. A rank
@@ -643,6 +663,15 @@ extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
     res = setupRank(made[r], module, ndev, r, devices[r], config);
     if (res != collcSuccess)
       break;
+  }
+  // The in-switch opt-in (one environment for every rank here).
+  if (res == collcSuccess && made[0]->multimemRequested) {
+    std::vector<int> supported(ndev);
+    for (int r = 0; r < ndev; ++r)
+      supported[r] = made[r]->multicastSupported;
+    res = multimemRefusal(0, std::vector<int>(ndev, 1),
+                          std::vector<int>(devices, devices + ndev),
+                          supported);
   }
   // Residency admission (as in collcCommInitRank): each rank for the ranks
   // on its device, then the least grid on every rank.

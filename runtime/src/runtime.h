@@ -260,6 +260,25 @@ collcResult_t deviceApiSetup(collcComm_t comm);
 collcResult_t deviceApiPeers(collcComm_t comm,
                              const std::vector<CUdeviceptr> &inboxes);
 void deviceApiRelease(collcComm_t comm);
+/// The in-switch opt-in (multimem.cpp): COLLC_MULTIMEM parsed (unset or 0:
+/// off; 1: on; anything else refused).
+COLLC_API collcResult_t multimemRequested(bool *on);
+/// Asks whether `device` supports multicast, how multimemProbe does.
+using MulticastQuery = collcResult_t (*)(int device, int *supported);
+/// The driver's answer (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED).
+collcResult_t driverMulticastQuery(int device, int *supported);
+/// *supported for this rank's device: `query` is called only when the user
+/// asked for multicast (`requested`); otherwise 0 without a question.
+COLLC_API collcResult_t multimemProbe(bool requested, int device,
+                                      MulticastQuery query, int *supported);
+/// The refusal of an opted-in communicator (every rank's opt-in, device
+/// and answer): names a rank that did not opt in, else the first device
+/// without support, else says that no multimem program exists yet. Always
+/// fails.
+COLLC_API collcResult_t multimemRefusal(int rank,
+                                        const std::vector<int> &requested,
+                                        const std::vector<int> &devices,
+                                        const std::vector<int> &supported);
 /// Whether a user kernel's device-API wait timed out; when it did and
 /// `report`, the error message (collcGetLastError).
 bool deviceApiFailed(collcComm_t comm, bool report);
@@ -338,6 +357,10 @@ struct collcComm {
   std::vector<CUdeviceptr> deviceOpened;
   unsigned long long *deviceError = nullptr;
   CUdeviceptr deviceErrorDevice = 0;
+  /// COLLC_MULTIMEM=1 was set, and whether this rank's device supports
+  /// multicast (asked only then: multimem.cpp).
+  bool multimemRequested = false;
+  int multicastSupported = 0;
   /// Registered buffers: kMaxWindows x nranks device addresses, row s every
   /// rank's buff of the window in slot s as this rank maps it, 0 where no
   /// window (allocated zeroed at setup).
