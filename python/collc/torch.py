@@ -16,9 +16,13 @@ nothing, which torch.compile functionalizes. A call runs on the current
 CUDA stream, and is safe to capture in a CUDA graph and replay. Every
 rank must issue the same collectives in the same order; so that a compiler
 cannot reorder them differently on different ranks, the functional ops are
-registered as ordered side effects (ORDERED; PyTorch 2.4+). PyTorch does
-not order ops that write their arguments, so under torch.compile with
-Inductor prefer the functional forms (UNORDERED lists the others).
+registered as ordered side effects (ORDERED, where PyTorch has effect
+tokens). PyTorch does
+not order ops that write their arguments (UNORDERED lists them), so while
+torch.compile traces, the in-place and out= entry points of this module
+(all_reduce_, broadcast_, out=...) call the functional op and copy its
+result; call those entry points, not torch.ops.collc's writing ops, in
+compiled code.
 
 A call collc cannot serve (an element type or operator the module lacks, a
 rank count it has no kernel for, a host or non-contiguous tensor, a size it
@@ -749,10 +753,10 @@ def _order_collectives():
     processes may order them differently (seen with Inductor on PyTorch
     2.11: each rank waited for the other's next collective until the
     timeout). PyTorch orders only ops whose schema has no alias annotation
-    (its has_aliasing), so the in-place and out= forms stay unordered: under
-    torch.compile with Inductor call the functional forms (all_reduce,
-    all_gather_into_tensor, ...). Returns (ordered op names, {name: why
-    not}); PyTorch before 2.4 has no effect registration at all.
+    (its has_aliasing), so the in-place and out= forms stay unordered: the
+    entry points below call the functional forms while torch.compile traces
+    (_ordered_copy). Returns (ordered op names, {name: why not}); older
+    PyTorch (1.13 among them) has no effect registration at all.
     collc.torch.ORDERED and UNORDERED hold the answer."""
     try:
         from torch._library.effects import EffectType as effect
@@ -790,6 +794,25 @@ def _id(comm):
     return comm.id if isinstance(comm, Communicator) else comm
 
 
+def _compiling():
+    """Whether torch.compile is tracing the caller (a constant there)."""
+    for module in (getattr(torch, "compiler", None),
+                   getattr(torch, "_dynamo", None)):
+        is_compiling = getattr(module, "is_compiling", None)
+        if is_compiling is not None:
+            return bool(is_compiling())
+    return False
+
+
+def _ordered_copy(functional):
+    """Whether an in-place or out= entry point should run `functional`
+    (an ORDERED op) and copy its result instead: while torch.compile traces,
+    where PyTorch orders the functional op but not the one that writes its
+    argument. In eager the writing op runs (in place on registered tensors:
+    the zero-copy path)."""
+    return functional in ORDERED and _compiling()
+
+
 # The Python entry points: `comm` is a Communicator (or its id).
 
 def all_reduce(t, comm, op="sum"):
@@ -797,6 +820,8 @@ def all_reduce(t, comm, op="sum"):
 
 
 def all_reduce_(t, comm, op="sum"):
+    if _ordered_copy("all_reduce"):
+        return t.copy_(_ops.all_reduce(t, _id(comm), _op_name(op)))
     _ops.all_reduce_(t, _id(comm), _op_name(op))
     return t
 
@@ -804,6 +829,8 @@ def all_reduce_(t, comm, op="sum"):
 def all_gather_into_tensor(t, comm, out=None):
     if out is None:
         return _ops.all_gather_into_tensor(t, _id(comm))
+    if _ordered_copy("all_gather_into_tensor"):
+        return out.copy_(_ops.all_gather_into_tensor(t, _id(comm)))
     _ops.all_gather_into_tensor_out(t, out, _id(comm))
     return out
 
@@ -811,6 +838,9 @@ def all_gather_into_tensor(t, comm, out=None):
 def reduce_scatter_tensor(t, comm, op="sum", out=None):
     if out is None:
         return _ops.reduce_scatter_tensor(t, _id(comm), _op_name(op))
+    if _ordered_copy("reduce_scatter_tensor"):
+        return out.copy_(_ops.reduce_scatter_tensor(t, _id(comm),
+                                                    _op_name(op)))
     _ops.reduce_scatter_tensor_out(t, out, _id(comm), _op_name(op))
     return out
 
@@ -818,6 +848,8 @@ def reduce_scatter_tensor(t, comm, op="sum", out=None):
 def all_to_all_single(t, comm, out=None):
     if out is None:
         return _ops.all_to_all_single(t, _id(comm))
+    if _ordered_copy("all_to_all_single"):
+        return out.copy_(_ops.all_to_all_single(t, _id(comm)))
     _ops.all_to_all_single_out(t, out, _id(comm))
     return out
 
@@ -827,6 +859,8 @@ def broadcast(t, root, comm):
 
 
 def broadcast_(t, root, comm):
+    if _ordered_copy("broadcast"):
+        return t.copy_(_ops.broadcast(t, root, _id(comm)))
     _ops.broadcast_(t, root, _id(comm))
     return t
 

@@ -60,6 +60,48 @@ def test_every_op_is_ordered_or_says_why_not():
         assert "no effect registration" in ct.UNORDERED["all_reduce"]
 
 
+def test_writing_entry_points_run_the_ordered_op_while_compiling(
+        monkeypatch):
+    # While torch.compile traces, all_reduce_, broadcast_ and the out= forms
+    # call the functional (ordered) op and copy its result; in eager, and
+    # where the functional op is not ordered, the writing op itself.
+    calls = []
+
+    class Ops:
+        def __getattr__(self, name):
+            def op(*args):
+                calls.append(name)
+                if name.endswith("_") or name.endswith("_out"):
+                    return None
+                return args[0] * 2
+            return op
+
+    monkeypatch.setattr(ct, "_ops", Ops())
+    t = torch.ones(4)
+    out = torch.zeros(4)
+    for compiling, ordered in ((False, True), (True, False), (True, True)):
+        calls.clear()
+        monkeypatch.setattr(ct, "_compiling", lambda: compiling)
+        monkeypatch.setattr(ct, "ORDERED", list(ct._OPS) if ordered else [])
+        ct.all_reduce_(t, 7)
+        ct.broadcast_(t, 0, 7)
+        ct.all_to_all_single(t, 7, out=out)
+        ct.all_gather_into_tensor(t, 7, out=out)
+        ct.reduce_scatter_tensor(t, 7, out=out)
+        if compiling and ordered:
+            assert calls == ["all_reduce", "broadcast", "all_to_all_single",
+                             "all_gather_into_tensor",
+                             "reduce_scatter_tensor"]
+        else:
+            assert calls == ["all_reduce_", "broadcast_",
+                             "all_to_all_single_out",
+                             "all_gather_into_tensor_out",
+                             "reduce_scatter_tensor_out"]
+    # The copies landed: 1 -> 2 (all_reduce_) -> 4 (broadcast_), out = 2 * 4.
+    assert torch.equal(t, torch.full((4,), 4.0))
+    assert torch.equal(out, torch.full((4,), 8.0))
+
+
 def test_fake_implementations_give_the_shapes(rank1_of_4):  # needs this)
     c = rank1_of_4.id
     m = dict(device="meta", dtype=torch.bfloat16)
