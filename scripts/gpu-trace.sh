@@ -11,6 +11,14 @@
 #                                  (default build-gpu/trace-out)
 #   scripts/gpu-trace.sh plot DIR  here: a PNG per trace in DIR
 #                                  (compiler/tools/collc-trace-plot)
+#   scripts/gpu-trace.sh cost      there, with "out" and ".deps" carried:
+#                                  the latency of AllReduce (2 ranks sharing
+#                                  GPU 0, 8 B to 1 MiB) through the shipped
+#                                  module and through out/trace's without
+#                                  COLLC_TRACE (scripts/gpu-bench.sh, the
+#                                  same method), compared by
+#                                  bench/trace/trace_cost.py into cost.md
+#                                  under $OUT (default build-gpu/trace-cost)
 #
 # Environment (run): SIZES (bytes, default 1024,268435456), RANKS (default
 # 2), PYTHON (default: a python3 that imports torch).
@@ -59,12 +67,30 @@ plot() {
   done
 }
 
+cost() {
+  local out=${OUT:-build-gpu/trace-cost} m
+  mkdir -p "$out"
+  unset COLLC_TRACE
+  for m in modules trace; do
+    OUT=$out/$m MODULE=out/$m/collectives.collcmod COLLECTIVES=all_reduce \
+      RANKS=2 SIZES=${SIZES:-8,64,512,4096,32768,262144,1048576} \
+      PLACEMENT=out BASELINES= LIMIT=${LIMIT:-240} \
+      bash scripts/gpu-bench.sh run >"$out/$m.log" 2>&1 || {
+      tail -20 "$out/$m.log"
+      return 1
+    }
+  done
+  python3 bench/trace/trace_cost.py "$out/modules/bench.json" \
+    "$out/trace/bench.json" | tee "$out/cost.md"
+}
+
 case ${1:-} in
 prepare) prepare ;;
 run) run ;;
 plot) shift; plot "$@" ;;
+cost) cost ;;
 *)
-  echo "usage: scripts/gpu-trace.sh prepare|run|plot DIR" >&2
+  echo "usage: scripts/gpu-trace.sh prepare|run|plot DIR|cost" >&2
   exit 2
   ;;
 esac
