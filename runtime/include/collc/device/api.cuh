@@ -59,7 +59,6 @@ COLLC_DEVICE_INLINE T *peer_ptr(const collcDeviceComm &c, int peer,
   return reinterpret_cast<T *>(static_cast<char *>(c.peers[peer]) + offset);
 }
 
-/// This rank's thread index and thread count in a scope.
 /// The scopes of the API: a thread's index and the thread count, a barrier,
 /// and whether a predicate holds on every thread (a barrier too).
 struct ThreadScope {
@@ -68,9 +67,10 @@ struct ThreadScope {
   COLLC_DEVICE_INLINE static void sync() {}
   COLLC_DEVICE_INLINE static bool all(int ok) { return ok != 0; }
 };
-/// A warp: lane index, 32 threads, all of them active.
+/// A warp: lane index (of the block's linear thread index, any block
+/// shape), 32 threads, all of them active.
 struct WarpScope {
-  COLLC_DEVICE_INLINE static unsigned rank() { return threadIdx.x & 31; }
+  COLLC_DEVICE_INLINE static unsigned rank() { return cta_thread_rank() & 31; }
   COLLC_DEVICE_INLINE static unsigned size() { return 32; }
   COLLC_DEVICE_INLINE static void sync() { __syncwarp(); }
   COLLC_DEVICE_INLINE static bool all(int ok) {
