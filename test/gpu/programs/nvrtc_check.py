@@ -6,8 +6,11 @@ too: the program kernels of kernels.cu instantiate every op of program.cuh
 its own (collc --check-device-headers) does not. Used by
 test/Target/Cuda/device-headers.test; needs no GPU.
 
-usage: nvrtc_check.py PTXAS INCLUDE_DIR SOURCE [-DNAME...] ARCH...
-Prints one line per architecture: "<arch>: ok", or the compile log.
+usage: nvrtc_check.py PTXAS INCLUDE_DIR SOURCE [-DNAME...] [--count=TEXT...]
+                      ARCH...
+Prints one line per architecture: "<arch>: ok", or the compile log. For a
+virtual architecture (compute_90: PTX, no cubin) each --count=TEXT adds
+"<arch>: N TEXT", N the times TEXT occurs in the PTX.
 """
 import ctypes
 import os
@@ -15,7 +18,10 @@ import sys
 
 ptxas, include, source = sys.argv[1], sys.argv[2], sys.argv[3]
 defines = [a.encode() for a in sys.argv[4:] if a.startswith("-D")]
-arches = [a for a in sys.argv[4:] if not a.startswith("-D")]
+counts = [a[len("--count="):] for a in sys.argv[4:]
+          if a.startswith("--count=")]
+arches = [a for a in sys.argv[4:]
+          if not a.startswith("-D") and not a.startswith("--count=")]
 cuda = os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))
 lib = None
 for name in ("libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"):
@@ -47,5 +53,13 @@ for arch in arches:
         print("%s: FAILED\n%s" % (arch, log.value.decode(errors="replace")))
     else:
         print("%s: ok" % arch)
+        if arch.startswith("compute_") and counts:
+            size = ctypes.c_size_t()
+            lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+            ptx = ctypes.create_string_buffer(size.value)
+            lib.nvrtcGetPTX(prog, ptx)
+            for word in counts:
+                print("%s: %d %s" % (arch, ptx.value.decode().count(word),
+                                     word))
     lib.nvrtcDestroyProgram(ctypes.byref(prog))
 sys.exit(1 if failed else 0)
