@@ -317,6 +317,51 @@ void expectCorruptRefused(World &w, Group &g, const std::string &what,
   g.result(w.agree(problem.empty() ? 0 : 1) == 0);
 }
 
+/// The in-switch opt-in on this machine (docs/runtime.md, "In-switch
+/// reduction"): COLLC_MULTIMEM=1 must refuse communicator setup on every
+/// rank with the reason (this GPU without multicast support, or no multimem
+/// program yet), and a malformed value must be refused too. libcollc cannot
+/// create a multicast object (test/Runtime/no-multicast.test), so this
+/// touches no multicast hardware.
+void expectMultimemRefused(World &w, Group &g, collcModule_t module) {
+  struct Try {
+    const char *value;
+    collcResult_t code;
+    std::vector<std::string> words;
+  };
+  const Try tries[] = {
+      {"1", collcInvalidUsage,
+       {"does not support NVLink multicast", "derives no multimem program"}},
+      {"2", collcInvalidArgument, {"COLLC_MULTIMEM is '2'"}}};
+  for (const Try &t : tries) {
+    setenv("COLLC_MULTIMEM", t.value, 1);
+    collcConfig_t config = makeConfig(gOpt.timeoutMs);
+    std::vector<collcComm_t> comms;
+    std::string msg, problem;
+    collcResult_t r = w.initComms(module, &config, comms, &msg);
+    unsetenv("COLLC_MULTIMEM");
+    if (r == collcSuccess) {
+      problem = "communicator setup succeeded";
+      w.destroyComms(comms);
+    } else if (r != t.code) {
+      problem = std::string("returned ") + resultName(r) + ", expected " +
+                resultName(t.code);
+    } else if (std::none_of(t.words.begin(), t.words.end(),
+                            [&](const std::string &wd) {
+                              return msg.find(wd) != std::string::npos;
+                            })) {
+      problem = "the message gives none of the expected reasons";
+    }
+    const std::string what = std::string("COLLC_MULTIMEM=") + t.value;
+    if (!problem.empty())
+      log("FAIL misuse '%s': %s; message: \"%s\"", what.c_str(),
+          problem.c_str(), msg.c_str());
+    else
+      report("  ok   %-52s %s: %s", what.c_str(), resultName(r), msg.c_str());
+    g.result(w.agree(problem.empty() ? 0 : 1) == 0);
+  }
+}
+
 /// One all_reduce f32 case on `comms`: the communicator still works.
 void stillWorks(World &w, Group &g, const std::vector<collcComm_t> &comms,
                 const char *what, const char *collective = "all_reduce") {
@@ -813,6 +858,7 @@ void runMisuse(World &w) {
         collcModuleDestroy(m80);
     }
   }
+  expectMultimemRefused(w, g, module);
   collcModuleDestroy(module);
 }
 
