@@ -85,9 +85,10 @@ cl::opt<bool> resourceReport(
     cl::init(false), cl::cat(collcCategory));
 cl::opt<bool> enableMultimem(
     "enable-multimem",
-    cl::desc("Compile the NVLink multicast (multimem) wrappers in (sm_90+). "
-             "Opt-in: never run multicast on machines where it is not "
-             "allowed"),
+    cl::desc("Compile the NVLink multicast (multimem) path in (sm_90+). "
+             "Refused until collc derives multimem programs (the device "
+             "steps are checked by ptxas in CI); never run multicast on "
+             "machines where it is not allowed"),
     cl::init(false), cl::cat(collcCategory));
 cl::opt<bool> deviceTrace(
     "device-trace",
@@ -766,6 +767,16 @@ int main(int argc, char **argv) {
   if (!simTrace.empty() && !simulate) {
     WithColor::error(errs(), "collc")
         << "--trace records the interpreter's runs; use it with --simulate\n";
+    return EXIT_FAILURE;
+  }
+  if (enableMultimem) {
+    // It would only define COLLC_ENABLE_MULTIMEM for kernels that do not
+    // use it: an option that changes nothing is refused, not ignored.
+    WithColor::error(errs(), "collc")
+        << "--enable-multimem: no derived program uses the in-switch "
+           "(multimem) path yet, so it would change no kernel; the device "
+           "steps are compiled and checked by ptxas in CI "
+           "(test/Target/Cuda/multimem.test)\n";
     return EXIT_FAILURE;
   }
   if (deviceTrace && (simulate || (emitStage != Emit::Ptx &&
