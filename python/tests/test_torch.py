@@ -41,7 +41,6 @@ def rank1_of_4():
     c.destroy()
 
 
-@torch.inference_mode()  # the ops have no derivative (PyTorch 1.13 then
 def test_every_op_is_ordered_or_says_why_not():
     # The functional ops are ordered side effects where PyTorch can order
     # them; an op that writes its arguments never claims to be (PyTorch's
@@ -102,6 +101,7 @@ def test_writing_entry_points_run_the_ordered_op_while_compiling(
     assert torch.equal(out, torch.full((4,), 8.0))
 
 
+@torch.inference_mode()  # the ops have no derivative (PyTorch 1.13 then
 def test_fake_implementations_give_the_shapes(rank1_of_4):  # needs this)
     c = rank1_of_4.id
     m = dict(device="meta", dtype=torch.bfloat16)
