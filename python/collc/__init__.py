@@ -465,6 +465,24 @@ class Comm:
             library().collcCommDeregister(self.handle, window._handle),
             "collcCommDeregister")
 
+    def device_handle(self, window=None):
+        """The device API's handle of this rank (collcCommGetDeviceHandle,
+        docs/device-api.md): a ctypes collcDeviceComm, for a kernel of
+        yours that includes collc/device/api.cuh (compiled with nvcc, or
+        NVRTC as CuPy's RawKernel does); pass bytes(handle) as its by-value
+        argument. `window`: a Window of this communicator (every rank must
+        have registered it), or None for signals only."""
+        if window is not None and (not isinstance(window, Window) or
+                                   window.comm is not self):
+            raise TypeError("collc: device_handle takes a Window of this "
+                            "communicator, or None")
+        h = _capi.DeviceComm()
+        h.version = _capi.DEVICE_API_VERSION
+        _check(library().collcCommGetDeviceHandle(
+            self.handle, window._handle if window is not None else None,
+            ctypes.byref(h)), "collcCommGetDeviceHandle")
+        return h
+
     def supports(self, collective, dtype, op=RedOp.sum):
         """(True, None) when the typed call can run here with `dtype` (and
         `op` for a reduction), else (False, the refusal the call would

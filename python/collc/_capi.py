@@ -44,6 +44,27 @@ class Config(ctypes.Structure):
     ]
 
 
+# collc/device/device_comm.h
+DEVICE_API_VERSION = 1
+DEVICE_SIGNAL_SLOTS = 64
+
+
+class DeviceComm(ctypes.Structure):
+    """collcDeviceComm: what a kernel of the device API takes by value."""
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("rank", ctypes.c_int),
+        ("nranks", ctypes.c_int),
+        ("slots", ctypes.c_int),
+        ("peers", ctypes.c_void_p),
+        ("bytes", ctypes.c_ulonglong),
+        ("inbox", ctypes.c_void_p),
+        ("expected", ctypes.c_void_p),
+        ("error", ctypes.c_void_p),
+        ("timeoutNs", ctypes.c_ulonglong),
+    ]
+
+
 # collcAllGatherFn_t: int (*)(const void *send, void *recv, size_t bytes,
 # void *userData)
 ALLGATHER_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
@@ -79,6 +100,8 @@ PROTOTYPES = {
     "collcCommUserRank": (_int, [_vp, ctypes.POINTER(_int)]),
     "collcCommRegister": (_int, [_vp, _vp, _sz, ctypes.POINTER(_vp)]),
     "collcCommDeregister": (_int, [_vp, _vp]),
+    "collcCommGetDeviceHandle": (_int, [_vp, _vp,
+                                        ctypes.POINTER(DeviceComm)]),
     "collcLaunch": (_int, [_vp, ctypes.c_char_p, _vp, _vp, _sz, _szp, _int,
                            _int, _vp]),
     "collcCommSupports": (_int, [_vp, _int, _int, _int,

@@ -63,6 +63,7 @@ NULL_CALLS = {
     "collcReduceScatterV": (None, None, None, 0, 0, None, None),
     "collcAllToAllV": (None, None, None, None, None, None, 0, None, None),
     "collcLaunch": (None, b"all_reduce", None, None, 8, None, 0, 0, None),
+    "collcCommGetDeviceHandle": (None, None, None),
 }
 
 
@@ -157,3 +158,45 @@ def test_supports_checks_its_arguments():
         dead_comm().supports("all_reduce_twice", BF16)
     with pytest.raises(collc.InvalidUsage, match="destroyed"):
         dead_comm().supports("all_reduce", BF16)
+
+
+def test_device_handle_checks_its_arguments():
+    with pytest.raises(collc.InvalidUsage, match="destroyed or aborted"):
+        dead_comm().device_handle()
+    with pytest.raises(TypeError, match="a Window of this communicator"):
+        dead_comm().device_handle(window=object())
+
+
+def test_device_handle_layout_is_the_headers(tmp_path):
+    # The ctypes mirror against collc/device/device_comm.h as a C compiler
+    # lays it out: size, and every field's offset and size.
+    import os
+    import shutil
+    import subprocess
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    include = os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
+                           "include")
+    fields = [name for name, _ in _capi.DeviceComm._fields_]
+    src = tmp_path / "layout.c"
+    src.write_text(
+        '#include <stddef.h>\n#include <stdio.h>\n'
+        '#include "collc/device/device_comm.h"\n'
+        "int main(void) {\n"
+        '  printf("%zu\\n", sizeof(collcDeviceComm));\n' +
+        "".join('  printf("%%zu %%zu\\n", offsetof(collcDeviceComm, %s), '
+                "sizeof(((collcDeviceComm *)0)->%s));\n" % (f, f)
+                for f in fields) +
+        '  printf("%d %d\\n", COLLC_DEVICE_API_VERSION, '
+        "COLLC_DEVICE_SIGNAL_SLOTS);\n  return 0;\n}\n")
+    exe = tmp_path / "layout"
+    subprocess.run([cc, "-I", include, "-o", str(exe), str(src)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True,
+                         text=True).stdout.split("\n")
+    assert int(out[0]) == ctypes.sizeof(_capi.DeviceComm)
+    for i, f in enumerate(fields):
+        field = getattr(_capi.DeviceComm, f)
+        assert out[1 + i] == "%d %d" % (field.offset, field.size), f
+    assert out[1 + len(fields)] == "%d %d" % (_capi.DEVICE_API_VERSION,
+                                             _capi.DEVICE_SIGNAL_SLOTS)
