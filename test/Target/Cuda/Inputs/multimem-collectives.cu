@@ -40,18 +40,31 @@ __device__ void shard(size_t vectors, int rank, int nranks, size_t &begin,
     begin = end;
 }
 
+/// A call's step between its two barriers (every rank's input written;
+/// no rank returns while a peer still reads or writes through the switch):
+/// the arrivals are counted over calls, two per call.
+template <typename Step>
+__device__ void between_barriers(u64 *countersMc, const u64 *counters,
+                                 u64 call, int nranks,
+                                 unsigned long long timeoutNs, u64 *error,
+                                 Step &&step) {
+  if (!barrier(countersMc, counters, (2 * call + 1) * nranks, timeoutNs,
+               error))
+    return;
+  step();
+  barrier(countersMc, counters, (2 * call + 2) * nranks, timeoutNs, error);
+}
+
 template <MultimemType T>
 __device__ void all_reduce(const uint4 *inMc, uint4 *outMc, u64 *countersMc,
                            const u64 *counters, u64 call, int rank,
                            int nranks, size_t vectors,
                            unsigned long long timeoutNs, u64 *error) {
-  if (!barrier(countersMc, counters, (2 * call + 1) * nranks, timeoutNs,
-               error))
-    return;
-  size_t begin, end;
-  shard(vectors, rank, nranks, begin, end);
-  mc_reduce_to_all<T>(inMc, outMc, begin, end, threadIdx.x, blockDim.x);
-  barrier(countersMc, counters, (2 * call + 2) * nranks, timeoutNs, error);
+  between_barriers(countersMc, counters, call, nranks, timeoutNs, error, [&] {
+    size_t begin, end;
+    shard(vectors, rank, nranks, begin, end);
+    mc_reduce_to_all<T>(inMc, outMc, begin, end, threadIdx.x, blockDim.x);
+  });
 }
 
 template <MultimemType T>
@@ -59,15 +72,13 @@ __device__ void reduce_scatter(const uint4 *inMc, uint4 *out, u64 *countersMc,
                                const u64 *counters, u64 call, int rank,
                                int nranks, size_t vectors,
                                unsigned long long timeoutNs, u64 *error) {
-  if (!barrier(countersMc, counters, (2 * call + 1) * nranks, timeoutNs,
-               error))
-    return;
-  size_t begin, end;
-  shard(vectors, rank, nranks, begin, end);
-  const size_t first = (vectors + nranks - 1) / nranks * rank;
-  mc_reduce_to_local<T>(inMc, out + (begin - first), begin,
-                        end, threadIdx.x, blockDim.x);
-  barrier(countersMc, counters, (2 * call + 2) * nranks, timeoutNs, error);
+  between_barriers(countersMc, counters, call, nranks, timeoutNs, error, [&] {
+    size_t begin, end;
+    shard(vectors, rank, nranks, begin, end);
+    const size_t first = (vectors + nranks - 1) / nranks * rank;
+    mc_reduce_to_local<T>(inMc, out + (begin - first), begin, end,
+                          threadIdx.x, blockDim.x);
+  });
 }
 
 } // namespace
@@ -100,13 +111,12 @@ extern "C" __global__ void all_gather(const uint4 *in, uint4 *outMc,
                                       size_t vectors,
                                       unsigned long long timeoutNs,
                                       u64 *error) {
-  if (!barrier(countersMc, counters, (2 * call + 1) * nranks, timeoutNs,
-               error))
-    return;
-  const size_t cta = (vectors + gridDim.x - 1) / gridDim.x;
-  const size_t begin = cta * blockIdx.x < vectors ? cta * blockIdx.x : vectors;
-  const size_t end = begin + cta < vectors ? begin + cta : vectors;
-  mc_copy_to_all(in + begin, outMc + vectors * rank + begin, end - begin,
-                 threadIdx.x, blockDim.x);
-  barrier(countersMc, counters, (2 * call + 2) * nranks, timeoutNs, error);
+  between_barriers(countersMc, counters, call, nranks, timeoutNs, error, [&] {
+    const size_t cta = (vectors + gridDim.x - 1) / gridDim.x;
+    const size_t begin =
+        cta * blockIdx.x < vectors ? cta * blockIdx.x : vectors;
+    const size_t end = begin + cta < vectors ? begin + cta : vectors;
+    mc_copy_to_all(in + begin, outMc + vectors * rank + begin, end - begin,
+                   threadIdx.x, blockDim.x);
+  });
 }
