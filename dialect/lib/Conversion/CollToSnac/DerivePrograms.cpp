@@ -179,6 +179,32 @@ encodingOf(StringRef protocol, int64_t bandHi, int64_t ll16MaxBytes) {
 }
 
 namespace {
+/// The in-switch op of a collective's multimem program.
+enum class InSwitch { ReduceToAll, ReduceToLocal, CopyToAll };
+} // namespace
+
+/// The in-switch op that runs `shot` whole, or none: an unrooted transform of
+/// fixed sizes that the switch can do in one pass over every rank's buffer
+/// (it reduces with add only).
+static std::optional<InSwitch> inSwitchOf(const OneShot &shot) {
+  if (shot.root != Root::none || isVariable(shot.input) ||
+      isVariable(shot.output))
+    return std::nullopt;
+  if (shot.consume == ConsumeOp::reduce) {
+    if (shot.reduction != Reduction::sum || shot.output != Layout::packed)
+      return std::nullopt;
+    if (shot.input == Layout::packed)
+      return InSwitch::ReduceToAll;
+    if (shot.input == Layout::scattered)
+      return InSwitch::ReduceToLocal;
+    return std::nullopt;
+  }
+  if (shot.input == Layout::packed && shot.output == Layout::scattered)
+    return InSwitch::CopyToAll;
+  return std::nullopt;
+}
+
+namespace {
 
 struct CollDeriveProgramsPass
     : public collc::impl::CollDeriveProgramsBase<CollDeriveProgramsPass> {
@@ -222,6 +248,8 @@ struct CollDeriveProgramsPass
                                 int64_t lo, int64_t hi, int64_t ctas,
                                 int64_t chunk);
   void deriveZeroCopy(snac::ProgramOp chunked);
+  snac::ProgramOp deriveMultimem(CollectiveOp collective, InSwitch op,
+                                 Operation *after);
   /// The device's chunk template parameter is at most 2^30 bytes.
   LogicalResult checkZeroCopyChunk(CollectiveOp collective) {
     if (zeroCopyChunkBytes >= 0 && zeroCopyChunkBytes % 16 == 0 &&
@@ -238,6 +266,36 @@ struct CollDeriveProgramsPass
 
 void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   std::optional<OneShot> shot = oneShotOf(collective);
+  // After the collective's schedule when there is one: collective, schedule,
+  // programs by band, in the order the passes run.
+  Operation *after = collective;
+  if (auto schedule =
+          dyn_cast_or_null<snac::ScheduleOp>(collective->getNextNode());
+      schedule && schedule.getCollective() == collective.getSymName())
+    after = schedule;
+  // The in-switch program first: the runtime takes it wherever it may.
+  StringRef mm;
+  if (auto v = dyn_cast_or_null<StringAttr>(collective.lookupPolicy("multimem")))
+    mm = v.getValue();
+  if (mm == "on" && !multimem) {
+    collective.emitError()
+        << "policy multimem = on needs the in-switch path compiled in "
+           "(collc --enable-multimem); never run it where NVLink multicast "
+           "is not allowed";
+    return signalPassFailure();
+  }
+  if (multimem && mm != "off") {
+    std::optional<InSwitch> op = shot ? inSwitchOf(*shot) : std::nullopt;
+    if (op)
+      after = deriveMultimem(collective, *op, after);
+    else if (mm == "on") {
+      collective.emitError()
+          << "policy multimem = on, but the collective has no in-switch "
+             "program: multimem serves an AllReduce, ReduceScatter or "
+             "AllGather of fixed sizes, reducing with sum";
+      return signalPassFailure();
+    }
+  }
   if (!shot)
     return;
   // The spec's policy (verified by the coll dialect), else the options.
@@ -284,13 +342,6 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
     return signalPassFailure();
   }
 
-  // After the collective's schedule when there is one: collective, schedule,
-  // programs by band, in the order the passes run.
-  Operation *after = collective;
-  if (auto schedule =
-          dyn_cast_or_null<snac::ScheduleOp>(collective->getNextNode());
-      schedule && schedule.getCollective() == collective.getSymName())
-    after = schedule;
   if (!chunkable(*shot)) {
     // A transposing `_v` copy: its ranks can pick a program only by a
     // size they all know, and they know none (each its row and column),
@@ -379,6 +430,74 @@ void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
   auto epoch = *body.getOps<snac::EpochOp>().begin();
   b.setInsertionPointToEnd(&body);
   snac::RetireOp::create(b, program.getLoc(), epoch.getEpoch());
+}
+
+/// The in-switch program of `collective` after `after`, serving every size
+/// (flash-comm's one hop through the switch):
+///
+///   %e = snac.epoch
+///   snac.mc_barrier %e     every rank's buffers hold this call's data
+///   mc_reduce | mc_reduce_local | mc_put
+///   snac.mc_barrier %e     nobody still reads or writes them
+snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
+                                                       InSwitch op,
+                                                       Operation *after) {
+  MLIRContext *ctx = &getContext();
+  Location loc = collective.getLoc();
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(after);
+  auto program = createProgram(b, collective, snac::Variant::multimem,
+                               snac::Encoding::flag, /*lo=*/0,
+                               std::numeric_limits<int64_t>::max(),
+                               /*ctas=*/0, /*chunk=*/0);
+  // The policy's speculation is the receive buffers' (none here).
+  snac::PolicyAttr p = program.getPolicy();
+  program.setPolicyAttr(snac::PolicyAttr::get(
+      ctx, p.getEncoding(), p.getSlots(), p.getBandLo(), p.getBandHi(),
+      p.getCtas(), p.getThreads(), p.getGrain(), p.getPdl(),
+      /*speculate=*/false, /*chunk=*/0, /*agree=*/false));
+  Block &body = program.getBody().front();
+  b.setInsertionPointToStart(&body);
+  // The switch reaches a buffer through its multicast binding: the input
+  // of a reduction, the output of a reduce-to-all or a copy.
+  bool reduces = op != InSwitch::CopyToAll;
+  auto buffer = [&](StringRef name, snac::BufferKind kind, snac::Layout layout,
+                    snac::SizeSide sizes, bool multicast) {
+    auto buf = snac::ProgramBufferOp::create(
+        b, loc, b.getStringAttr(name), snac::BufferKindAttr::get(ctx, kind),
+        snac::LayoutAttr::get(ctx, layout), snac::SizeSideAttr::get(ctx, sizes));
+    buf.setMulticast(multicast);
+  };
+  buffer("input", snac::BufferKind::input,
+         op == InSwitch::ReduceToLocal ? snac::Layout::scattered
+                                       : snac::Layout::packed,
+         snac::SizeSide::row, reduces);
+  // The one-shot geometry: a reduction of packed inputs is as long as this
+  // rank's own (row); else partition p holds p's contribution (column).
+  buffer("output", snac::BufferKind::output,
+         op == InSwitch::CopyToAll ? snac::Layout::scattered
+                                   : snac::Layout::packed,
+         op == InSwitch::ReduceToAll ? snac::SizeSide::row
+                                     : snac::SizeSide::column,
+         op != InSwitch::ReduceToLocal);
+  auto input = FlatSymbolRefAttr::get(ctx, "input");
+  auto output = FlatSymbolRefAttr::get(ctx, "output");
+  auto sum = snac::ReductionAttr::get(ctx, Reduction::sum);
+  Value epoch = snac::EpochOp::create(b, loc, b.getI64Type());
+  snac::McBarrierOp::create(b, loc, epoch);
+  switch (op) {
+  case InSwitch::ReduceToAll:
+    snac::McReduceOp::create(b, loc, sum, input, output);
+    break;
+  case InSwitch::ReduceToLocal:
+    snac::McReduceLocalOp::create(b, loc, sum, input, output);
+    break;
+  case InSwitch::CopyToAll:
+    snac::McPutOp::create(b, loc, input, output);
+    break;
+  }
+  snac::McBarrierOp::create(b, loc, epoch);
+  return program;
 }
 
 /// The one-shot program of `shot` after `after`, serving [lo, hi]:

@@ -78,6 +78,15 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     final `snac.retire`; the runtime runs it when the call's buffers are
     registered.
 
+    With option `multimem` (collc --enable-multimem), an AllReduce,
+    ReduceScatter or AllGather of fixed sizes reducing with sum (if any)
+    also gets a `multimem` program, before the others and serving every
+    size: its input and output `multicast`, its body `snac.mc_barrier`, one
+    in-switch op (`snac.mc_reduce`, `mc_reduce_local`, `mc_put`) and
+    `snac.mc_barrier`. The spec's `multimem = off` leaves a collective out;
+    `multimem = on` without the option, or on a collective with no such
+    program, is an error.
+
     The rules are keyed on layouts, consume op and root only. Policy:
     `protocol` (the encoding; `auto` picks by band), `one_hop_max_bytes`
     (the band's `hi`; 0: no program) and `ctas` (the CTA budget) from the
@@ -113,6 +122,12 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     Option<"capacityBands", "capacity-bands", "bool", /*default=*/"false",
            "every program's band starts at 0: what it can serve, not what "
            "it is chosen for (a policy table chooses; collc --policy-table)">,
+    Option<"multimem", "multimem", "bool", /*default=*/"false",
+           "derive the in-switch (multimem) program of every AllReduce, "
+           "ReduceScatter and AllGather of fixed sizes whose policy does not "
+           "say `multimem = off`, first in band order (the runtime selects "
+           "it only for registered buffers on a communicator whose ranks "
+           "opted in and whose devices support multicast)">,
     Option<"speculate", "speculate", "bool", /*default=*/"true",
            "speculative takes (load and compute, then validate) for the ll16 "
            "and sentinel encodings; off: readiness first (the ablation)">

@@ -160,6 +160,10 @@ struct PolicyKey {
 // `ll` is the older spelling of `ll16`.
 static const char *const kProtocolChoices[] = {"auto", "flag", "ll16",
                                                "sentinel", "ll", nullptr};
+// `multimem`: the in-switch program of an AllReduce, ReduceScatter or
+// AllGather (collc --enable-multimem derives it for every one that does not
+// say `off`; `on` insists, and is an error where it cannot be derived).
+static const char *const kOnOffChoices[] = {"on", "off", nullptr};
 
 static const PolicyKey kPolicyKeys[] = {
     {"ctas", PolicyKind::Integer, 1, 1024, nullptr,
@@ -179,6 +183,8 @@ static const PolicyKey kPolicyKeys[] = {
     // The chunk of the chunked programs (0: none), docs/snac.md.
     {"stream_chunk_bytes", PolicyKind::Integer, 0, int64_t(1) << 24, nullptr,
      "payload bytes per CTA, partition and step of a chunked program"},
+    {"multimem", PolicyKind::Choice, 0, 0, kOnOffChoices,
+     "the in-switch (NVLink SHARP) program, with collc --enable-multimem"},
     {"pipeline_stages", PolicyKind::NotImplemented, 0, 0, nullptr,
      "the device code picks its pipeline depth from shared memory"},
     {"ll_max_bytes", PolicyKind::NotImplemented, 0, 0, nullptr,

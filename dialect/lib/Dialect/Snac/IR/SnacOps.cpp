@@ -251,9 +251,15 @@ LogicalResult ProgramOp::verifyRegions() {
     outputs += buffer.getKind() == BufferKind::output;
     receives += buffer.getKind() == BufferKind::receive;
   }
-  if (inputs != 1 || outputs != 1 || receives < 1)
+  if (isMultimem()) {
+    if (inputs != 1 || outputs != 1 || receives != 0)
+      return emitOpError() << "is multimem and must declare one input and "
+                              "one output snac.program_buffer and no receive "
+                              "buffer (the switch carries the data)";
+  } else if (inputs != 1 || outputs != 1 || receives < 1) {
     return emitOpError() << "must declare one input, one output and at least "
                             "one receive snac.program_buffer";
+  }
   // A rooted call's shaped sizes have empty partitions: run-time sizes.
   // Sending every row to partition `root` needs one partition per rank.
   if (getRootShape() != Root::none) {
@@ -287,7 +293,9 @@ LogicalResult ProgramOp::verifyRegions() {
         return WalkResult::interrupt();
       }
       launch = op;
-    } else if (isa<PutOp, PutEachOp>(op) && launch) {
+    } else if (isa<PutOp, PutEachOp, McReduceOp, McReduceLocalOp, McPutOp>(
+                   op) &&
+               launch) {
       op->emitOpError() << "follows snac.launch_dependents, which must come "
                            "after the last remote write";
       return WalkResult::interrupt();
@@ -308,9 +316,73 @@ LogicalResult ProgramOp::verifyRegions() {
                             "policy agree: its ranks see only their row and "
                             "column of the size matrix and could count "
                             "different steps (deadlock); add `agree = true`";
-  if (failed(verifyZeroCopy()))
+  if (failed(verifyZeroCopy()) || failed(verifyMultimem()))
     return failure();
-  return verifyPhases();
+  return isMultimem() ? success() : verifyPhases();
+}
+
+/// The in-switch data ops: they reach every rank's buffers at once.
+static bool isMcData(Operation *op) {
+  return isa<McReduceOp, McReduceLocalOp, McPutOp>(op);
+}
+
+LogicalResult ProgramOp::verifyMultimem() {
+  Block &body = getBody().front();
+  if (!isMultimem()) {
+    for (Operation &op : body) {
+      if (isMcData(&op) || isa<McBarrierOp>(op))
+        return op.emitOpError() << "is an in-switch op, which only a "
+                                   "multimem program runs";
+      if (auto buffer = dyn_cast<ProgramBufferOp>(op);
+          buffer && buffer.getMulticast())
+        return buffer.emitOpError()
+               << "is multicast, which only a multimem program's buffers are";
+    }
+    return success();
+  }
+  PolicyAttr policy = getPolicy();
+  if (getEncoding() != Encoding::flag || policy.isChunked() ||
+      policy.getSpeculate() || policy.getAgree())
+    return emitOpError() << "is multimem, whose readiness is its barriers' "
+                            "counters: it needs encoding flag, no chunk, no "
+                            "speculation and no agreement";
+  if (getRootShape() != Root::none)
+    return emitOpError() << "is multimem, which serves unrooted collectives "
+                            "only (AllReduce, ReduceScatter, AllGather)";
+  // Every data op between barriers: the one before says every rank's
+  // buffers hold this call's data (and may be written), the one after that
+  // nobody still reads or writes them when a rank's call ends.
+  bool barrierBefore = false, dataSinceBarrier = false;
+  Operation *lastData = nullptr;
+  for (Operation &op : body) {
+    if (isa<ProgramBufferOp, EpochOp, LaunchDependentsOp>(op))
+      continue;
+    if (isa<McBarrierOp>(op)) {
+      barrierBefore = true;
+      dataSinceBarrier = false;
+      continue;
+    }
+    if (!isMcData(&op))
+      return op.emitOpError() << "cannot be in a multimem program (its body "
+                                 "is snac.epoch, snac.mc_barrier and the "
+                                 "in-switch data ops)";
+    if (!barrierBefore)
+      return op.emitOpError() << "reaches every rank's buffers before any "
+                                 "snac.mc_barrier: a peer may still run its "
+                                 "previous call on them";
+    lastData = &op;
+    dataSinceBarrier = true;
+  }
+  if (!lastData)
+    return emitOpError() << "is multimem but moves nothing: it needs "
+                            "snac.mc_reduce, snac.mc_reduce_local or "
+                            "snac.mc_put";
+  if (dataSinceBarrier)
+    return lastData->emitOpError()
+           << "is not followed by a snac.mc_barrier: a rank could end its "
+              "call (and the host rewrite its buffers) while peers still "
+              "read or write them";
+  return success();
 }
 
 bool ProgramOp::isZeroCopy() {
@@ -414,6 +486,11 @@ LogicalResult ProgramOp::verifyPhases() {
 }
 
 LogicalResult ProgramBufferOp::verify() {
+  if (getMulticast() &&
+      (getKind() == BufferKind::receive || getInPlace()))
+    return emitOpError() << "is multicast, which only a program's input or "
+                            "output can be (the user's registered buffer "
+                            "bound to a multicast object)";
   if (getInPlace() && getKind() != BufferKind::receive)
     return emitOpError() << "is in_place, which only a receive buffer can be "
                             "(its regions are the producers' own buffers)";
@@ -580,4 +657,70 @@ LogicalResult TakeEachOp::verify() {
                          << stringifyLayout(dst.getLayout())
                          << "' has one partition";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// In-switch ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult McBarrierOp::verify() { return verifyEpoch(*this, getEpoch()); }
+
+/// An in-switch op's buffer: the program's `kind` buffer, packed or
+/// scattered as `packed` says, and multicast when the switch accesses it.
+static LogicalResult verifyMcBuffer(Operation *op, FlatSymbolRefAttr ref,
+                                    BufferKind kind, bool packed,
+                                    bool multicast) {
+  FailureOr<ProgramBufferOp> buffer = lookupProgramBuffer(op, ref);
+  if (failed(buffer))
+    return failure();
+  const char *role = kind == BufferKind::input ? "input" : "output";
+  if (buffer->getKind() != kind)
+    return op->emitOpError() << "needs the program's " << role << " as '"
+                             << ref.getValue() << "'";
+  if (buffer->isPacked() != packed)
+    return op->emitOpError()
+           << "needs a " << (packed ? "packed" : "scattered") << " " << role
+           << ", got '" << stringifyLayout(buffer->getLayout()) << "'";
+  if (multicast && !buffer->getMulticast())
+    return op->emitOpError() << "reaches every rank's '" << ref.getValue()
+                             << "' through the switch: it must be a "
+                                "multicast program_buffer";
+  return success();
+}
+
+/// The switch reduces with add (multimem.ld_reduce); min and max exist for
+/// some types only, and nothing here derives them.
+static LogicalResult verifyMcReduction(Operation *op, Reduction r) {
+  if (r != Reduction::sum)
+    return op->emitOpError() << "reduces with '" << stringifyReduction(r)
+                             << "'; the in-switch programs reduce with sum";
+  return success();
+}
+
+LogicalResult McReduceOp::verify() {
+  if (failed(verifyMcReduction(*this, getOp())))
+    return failure();
+  if (failed(verifyMcBuffer(*this, getSrcAttr(), BufferKind::input,
+                            /*packed=*/true, /*multicast=*/true)))
+    return failure();
+  return verifyMcBuffer(*this, getDstAttr(), BufferKind::output,
+                        /*packed=*/true, /*multicast=*/true);
+}
+
+LogicalResult McReduceLocalOp::verify() {
+  if (failed(verifyMcReduction(*this, getOp())))
+    return failure();
+  if (failed(verifyMcBuffer(*this, getSrcAttr(), BufferKind::input,
+                            /*packed=*/false, /*multicast=*/true)))
+    return failure();
+  return verifyMcBuffer(*this, getDstAttr(), BufferKind::output,
+                        /*packed=*/true, /*multicast=*/false);
+}
+
+LogicalResult McPutOp::verify() {
+  if (failed(verifyMcBuffer(*this, getSrcAttr(), BufferKind::input,
+                            /*packed=*/true, /*multicast=*/false)))
+    return failure();
+  return verifyMcBuffer(*this, getDstAttr(), BufferKind::output,
+                        /*packed=*/false, /*multicast=*/true);
 }

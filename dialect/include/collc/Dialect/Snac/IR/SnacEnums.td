@@ -90,8 +90,12 @@ def Snac_SizeSide : I32EnumAttr<"SizeSide", "size vector side", [
 // copies all of it; two_shot: each rank reduces one partition (reduce-
 // scatter), then forwards it to every rank (all-gather), each phase through
 // its own receive buffer.
+// multimem: the in-switch program (NVLink SHARP, sm_90 and newer): the
+// user's buffers bound to multicast objects, the switch reduces and
+// replicates (flash-comm's one hop); never run on this project's machines.
 def Snac_Variant : I32EnumAttr<"Variant", "program variant", [
-    I32EnumAttrCase<"one_shot", 0>, I32EnumAttrCase<"two_shot", 1>]> {
+    I32EnumAttrCase<"one_shot", 0>, I32EnumAttrCase<"two_shot", 1>,
+    I32EnumAttrCase<"multimem", 2>]> {
   let cppNamespace = "::collc::snac";
   let genSpecializedAttr = 0;
 }

@@ -327,6 +327,12 @@ def Snac_ProgramOp : Snac_Op<"program", [
     one (a padding unit), which is what makes reusing a slot two calls later
     safe without any release event (docs/snac.md).
 
+    A `multimem` program (sm_90 and newer, never run on this project's
+    machines) has no receive buffers: its input and output are `multicast`
+    and its body is `snac.mc_barrier`, one in-switch data op
+    (`snac.mc_reduce`, `snac.mc_reduce_local`, `snac.mc_put`), and
+    `snac.mc_barrier` again (docs/snac.md, "In-switch programs").
+
     `root producer` or `root consumer` marks the program of a rooted
     collective: its body is an unrooted `_v` exchange whose size matrix the
     runtime shapes from the call's sizes and root (collc::vocab::programSize:
@@ -390,6 +396,12 @@ def Snac_ProgramOp : Snac_Op<"program", [
     /// Zero-copy rules: every receive buffer in place, flag readiness,
     /// chunked, not speculative, one snac.retire as the body's last op.
     ::mlir::LogicalResult verifyZeroCopy();
+    /// In-switch (variant multimem): the buffers bound to multicast objects.
+    bool isMultimem() { return getVariant() == Variant::multimem; }
+    /// In-switch rules: no receive buffers, only snac.mc_* data ops, each
+    /// between two snac.mc_barriers, flag policy, unchunked; and no mc op
+    /// or multicast buffer in another variant.
+    ::mlir::LogicalResult verifyMultimem();
   }];
 }
 
@@ -412,19 +424,29 @@ def Snac_ProgramBufferOp : Snac_Op<"program_buffer", [
     names, read in place from p's registered buffer; only the readiness (one
     word per CTA, and where the partition is) lives in this rank's memory.
 
+    `multicast` (the input or output of a `multimem` program only) says
+    that the user's buffer is registered and bound to a multicast object
+    on every rank, so that one access through it reaches the same offset
+    of every rank's buffer (the `snac.mc_*` ops); the runtime selects such
+    a program only for a communicator whose ranks opted in and whose
+    devices all support multicast.
+
     ```mlir
     snac.program_buffer @rx receive scattered sizes column
     snac.program_buffer @rx receive scattered sizes column in_place
+    snac.program_buffer @input input packed sizes row multicast
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Snac_BufferKindAttr:$kind,
                        Snac_LayoutAttr:$layout,
                        Snac_SizeSideAttr:$sizes,
-                       UnitAttr:$in_place);
+                       UnitAttr:$in_place,
+                       UnitAttr:$multicast);
   let assemblyFormat = [{
     $sym_name custom<Keyword>($kind) custom<Keyword>($layout)
-    `sizes` custom<Keyword>($sizes) (`in_place` $in_place^)? attr-dict
+    `sizes` custom<Keyword>($sizes) (`in_place` $in_place^)?
+    (`multicast` $multicast^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -624,6 +646,83 @@ def Snac_LaunchDependentsOp : Snac_Op<"launch_dependents", [
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// In-switch programs (variant multimem: NVLink SHARP, sm_90 and newer)
+//===----------------------------------------------------------------------===//
+
+def Snac_McBarrierOp : Snac_Op<"mc_barrier", [HasParent<"ProgramOp">]> {
+  let summary = "Every rank's same CTA arrives; wait for all of them";
+  let description = [{
+    Each CTA adds one, with release order, to its own arrival counter on
+    every rank at once (`multimem.red` on the counter's multicast address),
+    then waits (bounded, acquire) until its rank's copy counts every rank's
+    arrival at this barrier of this call (counted over calls, so nothing is
+    reset). What a rank wrote before its arrival is visible to every rank
+    after the barrier, and no rank passes it before every rank reached it:
+    the first barrier of a multimem program says every rank's buffers are
+    this call's, the last that nobody still reads or writes them.
+
+    ```mlir
+    snac.mc_barrier %e
+    ```
+  }];
+  let arguments = (ins I64:$epoch);
+  let assemblyFormat = "$epoch attr-dict";
+  let hasVerifier = 1;
+}
+
+def Snac_McReduceOp : Snac_Op<"mc_reduce"> {
+  let summary = "AllReduce in the switch: this rank's shard, to every rank";
+  let description = [{
+    Rank r's shard of the packed multicast input (16-byte vectors [V r / n,
+    V (r + 1) / n) of the V the call's bytes hold) is reduced over every
+    rank in the switch (`multimem.ld_reduce`) and stored to the same shard
+    of every rank's multicast output (`multimem.st`). The switch's order of
+    accumulation is its own: the same bits on every rank of a call, not
+    necessarily those of the rank-order programs.
+
+    ```mlir
+    snac.mc_reduce sum @input -> @output
+    ```
+  }];
+  let arguments = (ins Snac_ReductionAttr:$op, FlatSymbolRefAttr:$src,
+                       FlatSymbolRefAttr:$dst);
+  let assemblyFormat = "custom<Keyword>($op) $src `->` $dst attr-dict";
+  let hasVerifier = 1;
+}
+
+def Snac_McReduceLocalOp : Snac_Op<"mc_reduce_local"> {
+  let summary = "ReduceScatter in the switch: partition `rank` to this rank";
+  let description = [{
+    Partition r (this rank's) of every rank's scattered multicast input,
+    reduced in the switch (`multimem.ld_reduce`), into this rank's packed
+    output (ordinary stores).
+
+    ```mlir
+    snac.mc_reduce_local sum @input -> @output
+    ```
+  }];
+  let arguments = (ins Snac_ReductionAttr:$op, FlatSymbolRefAttr:$src,
+                       FlatSymbolRefAttr:$dst);
+  let assemblyFormat = "custom<Keyword>($op) $src `->` $dst attr-dict";
+  let hasVerifier = 1;
+}
+
+def Snac_McPutOp : Snac_Op<"mc_put"> {
+  let summary = "AllGather through the switch: this rank's input to all";
+  let description = [{
+    This rank's packed input stored into partition r (this rank's) of every
+    rank's scattered multicast output at once (`multimem.st`).
+
+    ```mlir
+    snac.mc_put @input -> @output
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$src, FlatSymbolRefAttr:$dst);
+  let assemblyFormat = "$src `->` $dst attr-dict";
+  let hasVerifier = 1;
 }
 
 #endif // COLLC_DIALECT_SNAC_IR_SNACOPS_TD
