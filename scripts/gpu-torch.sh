@@ -17,7 +17,9 @@
 # sharing GPU 0, over gloo), GPUS (default: every GPU), PYTHON (default: a
 # python3 that imports torch), MODULE (comma-separated, default the
 # library: out/modules/collectives.collcmod,out/modules/variable.collcmod),
-# EXAMPLE_RANKS (default 2), RUN_LIMIT (seconds of run.py, default 420).
+# EXAMPLE_RANKS (default 2; 0: no tp_mlp example), RUN_LIMIT (seconds of
+# run.py, default 420), RUN_ARGS (more run.py arguments, e.g.
+# "--stacks-after 200"). RANKS=, runs no in-process part.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -28,6 +30,8 @@ export NVSHMEM_DISABLE_NVLS=1
 # Ranks of one process (and processes sharing a GPU) must not load a kernel
 # lazily between collectives (collc.torch's docstring).
 export CUDA_MODULE_LOADING=EAGER
+# Lines reach the log as they are printed, also from a run the limit kills.
+export PYTHONUNBUFFERED=1
 
 # prepare_modules_and_deps, build_runtime.
 . scripts/lib/gpu-measurer.sh
@@ -64,9 +68,11 @@ run() {
   cat "$out/env.txt"
   build_runtime "$build" "$out/build.log"
   timeout "${RUN_LIMIT:-420}" "$py" test/gpu/torch/run.py --module "$module" --ranks "${RANKS:-2,8}" \
-    --procs "$procs" --gpus "$gpus" --out "$out" 2>&1 | tee "$out/run.log"
+    --procs "$procs" --gpus "$gpus" --out "$out" ${RUN_ARGS:-} 2>&1 | tee "$out/run.log"
   status=${PIPESTATUS[0]}
-  if [ "$gpus" -gt 1 ]; then
+  if [ "${EXAMPLE_RANKS:-2}" = 0 ]; then
+    :
+  elif [ "$gpus" -gt 1 ]; then
     timeout 300 "$py" -m torch.distributed.run --nproc-per-node "$gpus" \
       examples/tp_mlp.py --module "${module%%,*}"
   else

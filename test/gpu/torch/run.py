@@ -414,6 +414,10 @@ def _proc_main(rank, args, queue):
                                 "%r: %s" % (case, how, rank, why,
                                             dict(comm.fallbacks)))
             fell += 1
+        log("process rank %d: %d calls on collc, %d fallbacks, %d "
+            "failures; compiling with Inductor" % (rank, served, fell,
+                                                   len(failures)))
+        t0 = time.time()
         # torch.compile with Inductor (each process compiles its own).
         cs = compile_cases(n)
         xs = {k: c.input(rank).cuda() for k, c in cs.items()}
@@ -423,6 +427,8 @@ def _proc_main(rank, args, queue):
             failures.append("rank %d: torch.compile: %d graph breaks" % (
                 rank, breaks))
         results = torch.compile(fn)(xs)
+        log("process rank %d: compiled function ran (%.0f s with the "
+            "compile)" % (rank, time.time() - t0))
         for key, c in cs.items():
             error = c.check(rank, results[key])
             if error:
