@@ -158,7 +158,15 @@ struct PStep {
     /// Staged chunked flag: a take from this rank itself reads the part it
     /// put to itself where it lies (its input, or output when `forward`),
     /// at `from`: no region, no ready word.
-    SelfRead
+    SelfRead,
+    /// In-switch (multimem): elements [from, from + count) of this rank's
+    /// shard of every rank's input, reduced, stored to every rank's output
+    /// (McReduceAll); of partition `rank` of every rank's input into this
+    /// rank's output (McReduceLocal); of this rank's input into partition
+    /// `rank` of every rank's output (McPutAll).
+    McReduceAll,
+    McReduceLocal,
+    McPutAll
   } kind;
   Operation *op;
   int peer = -1;     // Put, Word: target rank; others: source rank
@@ -174,6 +182,10 @@ struct PStep {
   int64_t epoch = 0, tag = 0, step = 0;
   bool canonicalize = true;
   bool forward = false; // Put: from the output (two-shot)
+  /// Word, AwaitWord: an arrival counter (snac.mc_barrier), which only
+  /// grows: a later arrival may overwrite one not yet awaited, and an await
+  /// is satisfied by any count at least its own.
+  bool counter = false;
   /// Validate: false under the fault validation-skipped (every snapshot is
   /// accepted as loaded).
   bool validate = true;
@@ -255,6 +267,7 @@ struct ProgramState {
   UnitMap units, words;
   std::vector<std::vector<uint32_t>> outputs;
   std::vector<std::vector<int>> written, writtenBy;
+  std::vector<uint32_t> hostTick;
 };
 
 class ProgramSimulator : public SimulatorBase<Agent, PStep, ProgramState> {
@@ -357,6 +370,17 @@ private:
   std::map<const BufferInfo *, SelfSource> selfSources;
   /// snac.retire: this CTA's word to every rank, then every rank's awaited.
   void retireSteps(Operation *op, std::vector<PStep> &steps, const StepCtx &c);
+  /// snac.mc_barrier: this CTA's arrival at every rank's counter, then
+  /// every rank's arrival awaited.
+  void mcBarrierSteps(Operation *op, std::vector<PStep> &steps,
+                      const StepCtx &c);
+  /// The in-switch data ops: this CTA's units of its rank's share.
+  bool mcSteps(Operation *op, PStep::Kind kind, std::vector<PStep> &steps,
+               const StepCtx &c);
+  bool mcStep(Agent &agent, const PStep &s);
+  /// Whether rank `peer`'s buffers may be touched by `me` now: `peer` runs
+  /// this call and its host's start of it happens before (a barrier).
+  bool mcLive(Agent &agent, const PStep &s, int peer, const char *what);
   bool stepHost(int rank) override;
   bool ready(const Unit &u, const PStep &s) const;
   bool accept(Agent &agent, const PStep &s, Unit &u, const char *what,
@@ -394,7 +418,7 @@ private:
   bool objectCoEnabled(const Access &before,
                        const Touch &now) const override;
   ProgramState save() const override {
-    return {units, words, outputs, written, writtenBy};
+    return {units, words, outputs, written, writtenBy, hostTick};
   }
   void restore(const ProgramState &s) override {
     units = s.units;
@@ -402,6 +426,7 @@ private:
     outputs = s.outputs;
     written = s.written;
     writtenBy = s.writtenBy;
+    hostTick = s.hostTick;
   }
 
   snac::ProgramOp program;
@@ -430,6 +455,12 @@ private:
   bool agree = false;
   snac::EpochOp epochOp;
   static constexpr int kRetireSlot = 1 << 20;
+  /// In-switch (variant multimem): the barriers' arrival counters live in
+  /// a slot of their own, one per CTA; a call passes `mcBarriers` of them.
+  static constexpr int kMcSlot = (1 << 20) + 1;
+  bool multimem = false;
+  int64_t mcBarriers = 0;
+  llvm::DenseMap<Operation *, int64_t> mcBarrierIndex;
   bool reduces = false;
   llvm::StringMap<BufferInfo> buffers;
   const BufferInfo *input = nullptr, *output = nullptr;
@@ -451,6 +482,9 @@ private:
   std::vector<std::vector<uint32_t>> outputs;
   std::vector<std::vector<int>> written; // [rank][element]: call, -1
   std::vector<std::vector<int>> writtenBy; // [rank][element]: agent
+  /// [rank]: the host's clock entry when it started the rank's current
+  /// call (wrote the inputs, poisoned the output).
+  std::vector<uint32_t> hostTick;
 };
 
 } // namespace
@@ -484,7 +518,10 @@ bool ProgramSimulator::prepare() {
   // The model's chunk: a few units, so that small calls take several steps.
   chunked = policy.isChunked();
   zeroCopy = program.isZeroCopy();
+  multimem = program.isMultimem();
   perPartParts = program.hasVariablePartitions();
+  for (auto b : program.getBody().front().getOps<snac::McBarrierOp>())
+    mcBarrierIndex[b] = mcBarriers++;
   for (auto e : program.getBody().front().getOps<snac::EpochOp>())
     epochOp = e;
   // Test only (agree-skipped): each rank counts from its own view.
@@ -515,8 +552,9 @@ bool ProgramSimulator::prepare() {
   int variant = program.getVariant() == snac::Variant::two_shot
                     ? COLLC_VARIANT_TWO_SHOT
                     : COLLC_VARIANT_ONE_SHOT;
-  // A chunked region holds one step (a chunk per CTA) whatever the band.
-  if (!chunked)
+  // A chunked region holds one step (a chunk per CTA) whatever the band;
+  // an in-switch program has no region.
+  if (!chunked && !multimem)
     regionPayload = static_cast<int64_t>(collcRxPayloadBytes(
         variant, static_cast<unsigned long long>(bandHi), n));
   for (auto &[name, b] : buffers) {
@@ -660,6 +698,7 @@ bool ProgramSimulator::prepare() {
   outputs.assign(n, {});
   written.assign(n, {});
   writtenBy.assign(n, {});
+  hostTick.assign(n, 0);
   return true;
 }
 
@@ -737,6 +776,17 @@ bool ProgramSimulator::evalBlock(Block &block,
           return false;
     } else if (isa<snac::RetireOp>(op)) {
       retireSteps(&op, steps, c);
+    } else if (isa<snac::McBarrierOp>(op)) {
+      mcBarrierSteps(&op, steps, c);
+    } else if (isa<snac::McReduceOp>(op)) {
+      if (!mcSteps(&op, PStep::McReduceAll, steps, c))
+        return false;
+    } else if (isa<snac::McReduceLocalOp>(op)) {
+      if (!mcSteps(&op, PStep::McReduceLocal, steps, c))
+        return false;
+    } else if (isa<snac::McPutOp>(op)) {
+      if (!mcSteps(&op, PStep::McPutAll, steps, c))
+        return false;
     } else {
       return fail(&op, formatv("the interpreter cannot execute '{0}' in a "
                                "program",
@@ -1082,6 +1132,63 @@ void ProgramSimulator::retireSteps(Operation *op, std::vector<PStep> &steps,
   }
 }
 
+void ProgramSimulator::mcBarrierSteps(Operation *op, std::vector<PStep> &steps,
+                                      const StepCtx &c) {
+  // Test only: the barrier is not there.
+  if (faultOf(op) == "mc-first-barrier-skipped" ||
+      faultOf(op) == "mc-last-barrier-skipped")
+    return;
+  // The count every rank's arrival at this barrier of this call makes:
+  // calls before it pass mcBarriers each (counted, never reset).
+  PStep base{PStep::Word, op};
+  base.slot = kMcSlot;
+  base.unit = c.worker;
+  base.epoch = base.tag = (c.epoch - 1) * mcBarriers + mcBarrierIndex[op] + 1;
+  base.counter = true;
+  for (int t = 0; t < n; ++t) {
+    PStep w = base;
+    w.peer = t;
+    steps.push_back(w);
+  }
+  for (int p = 0; p < n; ++p) {
+    PStep w = base;
+    w.kind = PStep::AwaitWord;
+    w.peer = p;
+    steps.push_back(w);
+  }
+}
+
+/// This CTA's units of an in-switch op, as the device splits it: vectors of
+/// 16 bytes (a unit), unit u to CTA u mod W, of this rank's shard (AllReduce:
+/// the units [V r / n, V (r + 1) / n) of the V of the buffer) or of the
+/// whole of what the rank moves (its partition, its input).
+bool ProgramSimulator::mcSteps(Operation *op, PStep::Kind kind,
+                               std::vector<PStep> &steps, const StepCtx &c) {
+  int64_t count = kind == PStep::McReduceLocal
+                      ? sizeOf(*input, c.call, c.rank, c.rank)
+                      : totalOf(*input, c.call, c.rank);
+  int64_t units = (count + unitElems - 1) / unitElems;
+  int64_t first = 0, last = units;
+  if (kind == PStep::McReduceAll) {
+    first = units * c.rank / n;
+    last = units * (c.rank + 1) / n;
+  }
+  for (int64_t u = first; u < last; ++u) {
+    if (u % W != c.worker)
+      continue;
+    PStep s{kind, op};
+    s.from = u * unitElems;
+    s.count = std::min(unitElems, count - s.from);
+    s.epoch = s.tag = c.epoch;
+    if (auto r = dyn_cast<snac::McReduceOp>(op))
+      s.red = redOpOf(r.getOp());
+    else if (auto r = dyn_cast<snac::McReduceLocalOp>(op))
+      s.red = redOpOf(r.getOp());
+    steps.push_back(s);
+  }
+  return true;
+}
+
 /// The rank `v` names (checked against the world size), or every rank when
 /// `v` is null (a put to all, a reduce_take of every source).
 bool ProgramSimulator::ranksOf(Operation *op, Value v, const char *verb,
@@ -1155,6 +1262,11 @@ std::string ProgramSimulator::where(int owner, int slot, int source,
   if (slot == kRetireSlot)
     return formatv("rank {0}'s retire word of CTA {1} from rank {2}", owner,
                    unit, source)
+        .str();
+  if (slot == kMcSlot)
+    return formatv("rank {0}'s barrier counter of CTA {1}, rank {2}'s "
+                   "arrivals",
+                   owner, unit, source)
         .str();
   if (word && agree && unit >= W)
     return formatv("rank {0}'s agreement word of CTA {1} (slot {2}, source "
@@ -1277,9 +1389,11 @@ void ProgramSimulator::describeStep(const Agent &agent, std::string &name,
   static const char *const kNames[] = {
       "put",    "word",     "take", "await word", "read",      "rearm",
       "speculative read", "validate", "settle", "use", "peer read",
-      "self read"};
+      "self read", "in-switch reduce", "in-switch reduce to local",
+      "in-switch put"};
   const PStep &s = agent.next();
-  name = kNames[s.kind];
+  name = s.counter ? (s.kind == PStep::Word ? "barrier arrive" : "barrier wait")
+                   : kNames[s.kind];
   const bool toPeer = s.kind == PStep::Put || s.kind == PStep::Word;
   args.push_back({toPeer ? "to" : "from", std::to_string(s.peer)});
   args.push_back({s.kind == PStep::Word || s.kind == PStep::AwaitWord
@@ -1362,7 +1476,7 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   }
   case PStep::Word: {
     Unit &w = words[{s.peer, s.slot, agent.rank, s.unit}];
-    if (w.writer >= 0 && !w.accepted)
+    if (w.writer >= 0 && !w.accepted && !s.counter)
       return fail(s.op, formatv("{0}: {1} overwrites {2} before rank {3} "
                                 "awaited what it held ({4}'s)",
                                 when(call, s.step), who(me),
@@ -1385,6 +1499,16 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   case PStep::AwaitWord: {
     Unit &w = words[{agent.rank, s.slot, s.peer, s.unit}];
     auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit, true); };
+    if (s.counter) {
+      // Any count at least this barrier's: a later arrival of the same
+      // rank was released after this one, so its clock orders more.
+      for (size_t i = 0; i < mine.size(); ++i)
+        mine[i] = std::max(mine[i], (*w.clock)[i]);
+      w.accepted = true;
+      if (o.trace)
+        o.trace->flowEnd(w.flow);
+      return true;
+    }
     if (w.seq > s.epoch && chunked)
       return fail(s.op,
                   formatv("{0}: {1} awaits {2} and finds value {3} while it "
@@ -1490,6 +1614,10 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
     return peerRead(agent, s);
   case PStep::SelfRead:
     return selfRead(agent, s);
+  case PStep::McReduceAll:
+  case PStep::McReduceLocal:
+  case PStep::McPutAll:
+    return mcStep(agent, s);
   }
   llvm_unreachable("unknown step");
 }
@@ -1581,6 +1709,92 @@ bool ProgramSimulator::peerRead(Agent &agent, const PStep &s) {
   }
   statistics.elements += s.count;
   return consume(agent, s, u);
+}
+
+bool ProgramSimulator::mcLive(Agent &agent, const PStep &s, int peer,
+                              const char *what) {
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  if (rankCall[peer] < call)
+    return fail(s.op, formatv("call {0}: {1} {2} rank {3}'s buffers through "
+                              "the switch while rank {3} {4}: no "
+                              "snac.mc_barrier before this op waits for "
+                              "rank {3} to start the call",
+                              call, who(me), what, peer,
+                              rankCall[peer] < 0
+                                  ? std::string("has not started its first "
+                                                "call")
+                                  : formatv("still runs call {0}",
+                                            rankCall[peer])
+                                        .str()));
+  if (rankCall[peer] != call || rankFinished[peer])
+    return fail(s.op,
+                formatv("call {0}: {1} {2} rank {3}'s buffers through the "
+                        "switch while rank {3} {4}: no snac.mc_barrier after "
+                        "this op keeps a rank's call from ending while peers "
+                        "still reach its buffers",
+                        call, who(me), what, peer,
+                        rankFinished[peer]
+                            ? std::string("has finished its calls")
+                            : formatv("runs call {0}", rankCall[peer]).str()));
+  // The peer's host wrote its input and poisoned its output when it started
+  // the call: only a barrier orders that before this access.
+  if (clocks[me][agents.size() + peer] < hostTick[peer])
+    return fail(s.op, formatv("call {0}: {1} {2} rank {3}'s buffers through "
+                              "the switch before any snac.mc_barrier orders "
+                              "rank {3}'s start of the call before it",
+                              call, who(me), what, peer));
+  return true;
+}
+
+/// One in-switch step: every rank's buffers at once (the switch's reduce is
+/// modelled in rank order: exact on the integer inputs of the runs; on the
+/// device the bits of a floating-point sum may differ from the rank-order
+/// programs', the same on every rank).
+bool ProgramSimulator::mcStep(Agent &agent, const PStep &s) {
+  int me = agent.rank * W + agent.worker;
+  int call = rankCall[agent.rank];
+  int r = agent.rank;
+  for (int p = 0; p < n; ++p)
+    if (!mcLive(agent, s, p,
+                s.kind == PStep::McPutAll ? "writes" : "reads or writes"))
+      return false;
+  auto write = [&](int t, int64_t at, uint32_t v) {
+    if (written[t][at] == call)
+      return fail(s.op, formatv("call {0}: {1} writes rank {2}'s output "
+                                "element {3} a second time",
+                                call, who(me), t, at));
+    outputs[t][at] = v;
+    written[t][at] = call;
+    writtenBy[t][at] = me;
+    return true;
+  };
+  for (int64_t i = 0; i < s.count; ++i) {
+    int64_t at = s.from + i;
+    if (s.kind == PStep::McPutAll) {
+      uint32_t v = inputs[call][r][at];
+      for (int t = 0; t < n; ++t)
+        if (!write(t, offsetOf(*output, call, t, r) + at, v))
+          return false;
+      continue;
+    }
+    std::vector<uint32_t> acc;
+    for (int p = 0; p < n; ++p)
+      acc.push_back(s.kind == PStep::McReduceLocal
+                        ? inputs[call][p][offsetOf(*input, call, p, r) + at]
+                        : inputs[call][p][at]);
+    uint32_t v = sim::atomReduce(o.type, s.red, acc);
+    if (s.kind == PStep::McReduceLocal) {
+      if (!write(r, at, v))
+        return false;
+      continue;
+    }
+    for (int t = 0; t < n; ++t)
+      if (!write(t, at, v))
+        return false;
+  }
+  statistics.elements += s.count;
+  return true;
 }
 
 /// One check over every load of the step, on what each load found. A
@@ -1721,6 +1935,7 @@ bool ProgramSimulator::stepHost(int rank) {
   call = nextCall(rank);
   if (rankFinished[rank])
     return true;
+  hostTick[rank] = hc[host];
   int64_t total = totalOf(*output, call, rank);
   outputs[rank].assign(total, sim::poisonBits(o.type));
   written[rank].assign(total, -1);
@@ -1866,6 +2081,12 @@ void ProgramSimulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
   case PStep::SelfRead:
     // The rank's own input (fixed for the call) or output written by this
     // CTA (checked by selfRead): nothing another agent writes.
+    break;
+  case PStep::McReduceAll:
+  case PStep::McReduceLocal:
+  case PStep::McPutAll:
+    // As PeerRead (below): the barriers order these accesses with every
+    // host's; mcLive() checks that order in every trace instead.
     break;
   case PStep::PeerRead:
     // Not a race the search reverses: the source's host rewrites its

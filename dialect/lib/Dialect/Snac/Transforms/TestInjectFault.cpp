@@ -50,7 +50,9 @@ struct SnacTestInjectFaultPass
         fault == "program-early-slot-reuse" ||
         fault == "wrong-sequence-next" || fault == "wrong-sequence-previous" ||
         fault == "padding-dropped" || fault == "validation-skipped" ||
-        fault == "retire-skipped" || fault == "agree-skipped";
+        fault == "retire-skipped" || fault == "agree-skipped" ||
+        fault == "mc-first-barrier-skipped" ||
+        fault == "mc-last-barrier-skipped";
     if (!programFault && fault != "missing-await" &&
         fault != "wrong-notify-target" && fault != "early-slot-reuse" &&
         fault != "wrong-reduce-source") {
@@ -60,8 +62,9 @@ struct SnacTestInjectFaultPass
              "early-slot-reuse, wrong-reduce-source, "
              "sentinel-not-canonicalized, program-early-slot-reuse, "
              "wrong-sequence-next, wrong-sequence-previous, "
-             "padding-dropped, validation-skipped, retire-skipped or "
-             "agree-skipped";
+             "padding-dropped, validation-skipped, retire-skipped, "
+             "agree-skipped, mc-first-barrier-skipped or "
+             "mc-last-barrier-skipped";
       return signalPassFailure();
     }
     // Schedules the fault does not apply to (no reduce, say) stay intact.
@@ -87,6 +90,17 @@ struct SnacTestInjectFaultPass
     };
     if (fault == "program-early-slot-reuse") {
       mark(program);
+      return true;
+    }
+    // An in-switch program without its first or its last barrier.
+    if (fault == "mc-first-barrier-skipped" ||
+        fault == "mc-last-barrier-skipped") {
+      auto barriers = llvm::to_vector(
+          program.getBody().front().getOps<McBarrierOp>());
+      if (barriers.empty())
+        return false;
+      mark(fault == "mc-first-barrier-skipped" ? barriers.front()
+                                               : barriers.back());
       return true;
     }
     bool any = false;

@@ -37,7 +37,11 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
     - `retire-skipped`: a zero-copy program's `snac.retire` does nothing (a
       producer's call ends while its readers still read its buffers);
     - `agree-skipped`: a program with policy `agree` counts each call's
-      steps from the rank's own size vector, without the agreement.
+      steps from the rank's own size vector, without the agreement;
+    - `mc-first-barrier-skipped` / `mc-last-barrier-skipped`: an in-switch
+      (multimem) program's first / last `snac.mc_barrier` does nothing
+      (ranks reach peers' buffers before those peers start the call, or
+      end their call while peers still read and write their buffers).
   }];
   let options = [
     Option<"fault", "fault", "std::string", /*default=*/"\"\"",
@@ -45,7 +49,8 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
            "wrong-reduce-source | sentinel-not-canonicalized | "
            "program-early-slot-reuse | wrong-sequence-next | "
            "wrong-sequence-previous | padding-dropped | validation-skipped | "
-           "retire-skipped | agree-skipped">
+           "retire-skipped | agree-skipped | mc-first-barrier-skipped | "
+           "mc-last-barrier-skipped">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
