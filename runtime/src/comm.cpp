@@ -353,6 +353,10 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
       ++c;
     if (c == m.collectives.size())
       continue; // nothing can call it
+    // An in-switch program only where its buffers are bound to multicast
+    // objects: before forcing, which cannot bypass it.
+    if (k.isProgram && !programRoutable(k.program, comm->multicastBound))
+      continue;
     const bool allowed =
         force.kind == ForceVariant::None ||
         (force.kind == ForceVariant::Program &&
@@ -399,6 +403,12 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
     }
 }
 
+/// An in-switch program moves whole 16-byte vectors (multimem.*.v4): a call
+/// of other sizes goes to the next program.
+static bool wholeVectors(const ProgramInfo &g, long long key) {
+  return !g.multicast || (key >= 0 && key % 16 == 0);
+}
+
 Workspace *collc::pickProgram(const Route &route, long long key,
                               unsigned registered) {
   const unsigned both =
@@ -419,7 +429,7 @@ Workspace *collc::pickProgram(const Route &route, long long key,
       const ProgramInfo &g = w->kernel->program;
       if (g.bandLo <= (unsigned long long)key &&
           (unsigned long long)key <= g.bandHi &&
-          (g.registered & ~registered) == 0)
+          (g.registered & ~registered) == 0 && wholeVectors(g, key))
         return w;
     }
   }
@@ -429,7 +439,7 @@ Workspace *collc::pickProgram(const Route &route, long long key,
         key < 0 ? g.agree
                 : g.bandLo <= (unsigned long long)key &&
                       (unsigned long long)key <= g.bandHi;
-    if (serves && (g.registered & ~registered) == 0)
+    if (serves && (g.registered & ~registered) == 0 && wholeVectors(g, key))
       return w;
   }
   return nullptr;

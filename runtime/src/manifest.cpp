@@ -173,6 +173,13 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                     ", expected a non-empty list of distinct \"input\" and "
                     "\"output\"");
   }
+  // Optional (added with format_version 1 kept): absent means false.
+  if (p->contains("multicast")) {
+    if (!(*p)["multicast"].is_boolean())
+      return r.fail(where + ": multicast is " + (*p)["multicast"].dump() +
+                    ", expected true or false");
+    g.multicast = (*p)["multicast"].get<bool>();
+  }
   if (!r.error.empty())
     return false;
   auto bad = [&](const std::string &what) {
@@ -180,10 +187,17 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   };
   const int variant = g.variant == "two_shot"   ? COLLC_VARIANT_TWO_SHOT
                       : g.variant == "one_shot" ? COLLC_VARIANT_ONE_SHOT
+                      : g.variant == "multimem" ? COLLC_VARIANT_MULTIMEM
                                                 : -1;
   if (variant < 0)
     return bad("unknown variant " + quote(g.variant) +
-               ", expected \"one_shot\" or \"two_shot\"");
+               ", expected \"one_shot\", \"two_shot\" or \"multimem\"");
+  // An in-switch program: its registered buffers bound to multicast
+  // objects, readiness its barriers' counters, nothing received.
+  if ((variant == COLLC_VARIANT_MULTIMEM) != g.multicast)
+    return bad(g.multicast ? "multicast is true, which only a \"multimem\" "
+                             "program is"
+                           : "a \"multimem\" program needs multicast: true");
   g.encoding = -1;
   for (int e :
        {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16, COLLC_ENCODING_SENTINEL})
@@ -193,7 +207,7 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
     return bad("unknown encoding " + quote(encoding) +
                ", expected \"flag\", \"ll16\" or \"sentinel\"");
   // Zero-copy readiness is a flag word per CTA and step.
-  if (g.registered &&
+  if (g.registered && !g.multicast &&
       (g.encoding != COLLC_ENCODING_FLAG || !g.chunk || g.speculate))
     return bad("registered (a zero-copy program) needs encoding \"flag\", "
                "a chunk and no speculation");
@@ -217,6 +231,16 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   if (slots < 2)
     return bad("slots is " + std::to_string(slots) + ", expected at least 2");
   g.slots = (int)slots;
+  if (g.multicast) {
+    if (!g.registered || g.encoding != COLLC_ENCODING_FLAG || g.chunk ||
+        g.speculate || g.agree || region != 0 || rx != 0 ||
+        g.counterWords != info.grid ||
+        g.rxFill != collcRxFillByte(COLLC_ENCODING_FLAG))
+      return bad("a \"multimem\" program needs registered buffers, encoding "
+                 "\"flag\", no chunk, speculation or agreement, region_bytes "
+                 "and rx_bytes 0, and a counter word per CTA");
+    return true;
+  }
   if (region <= 0 || region % 16)
     return bad("region_bytes is " + std::to_string(region) +
                ", expected a positive multiple of 16");
@@ -574,12 +598,16 @@ ManifestProblem collc::readManifest(const char *data, size_t bytes, Manifest &m,
     // (one-shot up to a bound, two-shot above it); the runtime takes the
     // first program whose band holds a call, so overlapping variants would
     // leave one unreachable for some sizes. Encodings of one variant may
-    // overlap: alternatives that COLLC_FORCE_VARIANT picks between.
+    // overlap: alternatives that COLLC_FORCE_VARIANT picks between. An
+    // in-switch program serves every size beside them, first where its
+    // buffers are bound to multicast objects, the others elsewhere.
     for (size_t j = 0; r.error.empty() && info.isProgram &&
-                       !m.hasPolicyTable && j < m.kernels.size();
+                       !info.program.multicast && !m.hasPolicyTable &&
+                       j < m.kernels.size();
          ++j) {
       const KernelInfo &o = m.kernels[j];
-      if (o.isProgram && o.collective == info.collective &&
+      if (o.isProgram && !o.program.multicast &&
+          o.collective == info.collective &&
           o.program.variant != info.program.variant &&
           o.elementType == info.elementType &&
           o.worldSize == info.worldSize && o.target == info.target &&

@@ -86,6 +86,10 @@ struct ProgramInfo {
   /// (kRegisteredInput | kRegisteredOutput); 0 for every other program.
   unsigned registered = 0;
   static constexpr unsigned kRegisteredInput = 1, kRegisteredOutput = 2;
+  /// In-switch programs (variant "multimem", sm_90+): the registered
+  /// buffers must be bound to multicast objects (collcMulticastParams); no
+  /// receive buffer. Routed only where programRoutable says so.
+  bool multicast = false;
 };
 
 /// The manifest spelling of a COLLC_ENCODING_* ("ll16"), "?" if none.

@@ -12,9 +12,13 @@
 /// driver about multicast, and libcollc names no multicast entry point at
 /// all (test/Runtime/no-multicast.test), so it cannot create a multicast
 /// object. With it, every rank's device is checked (the ranks agree through
-/// the setup exchange, so they refuse together) and the communicator is
-/// refused: collc derives no multimem program yet, so there is nothing to
-/// select, and the refusal says which of the two reasons holds.
+/// the setup exchange, so they refuse together). A communicator may select
+/// the module's in-switch programs (collc --enable-multimem) only when every
+/// rank opted in and every device supports multicast (multimemSelectable)
+/// and its registered buffers are bound to multicast objects
+/// (programRoutable). This build binds none: it is made for machines where
+/// multicast must never run, so an opted-in communicator is refused, and
+/// the refusal says which reason holds.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +27,7 @@
 #include "debug.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -60,6 +65,20 @@ collcResult_t collc::driverMulticastQuery(int device, int *supported) {
   return collcSuccess;
 }
 
+bool collc::multimemSelectable(const std::vector<int> &requested,
+                                const std::vector<int> &supported) {
+  auto all = [](const std::vector<int> &v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(),
+                                     [](int x) { return x != 0; });
+  };
+  return all(requested) && all(supported) &&
+         requested.size() == supported.size();
+}
+
+bool collc::programRoutable(const ProgramInfo &g, bool multicastBound) {
+  return !g.multicast || multicastBound;
+}
+
 collcResult_t collc::multimemRefusal(int rank, const std::vector<int> &requested,
                                      const std::vector<int> &devices,
                                      const std::vector<int> &supported) {
@@ -81,8 +100,10 @@ collcResult_t collc::multimemRefusal(int rank, const std::vector<int> &requested
           rank, p < devices.size() ? devices[p] : -1, p);
   return COLLC_FAIL(collcInvalidUsage,
                     "rank %d: COLLC_MULTIMEM=1 and every device supports "
-                    "NVLink multicast, but this collc derives no multimem "
-                    "program yet (docs/runtime.md, \"In-switch reduction\"); "
-                    "unset COLLC_MULTIMEM",
+                    "NVLink multicast, but this libcollc binds no buffer to "
+                    "a multicast object (it is built for machines where "
+                    "multicast must never run), so no in-switch program can "
+                    "run (docs/runtime.md, \"In-switch reduction\"); unset "
+                    "COLLC_MULTIMEM",
                     rank);
 }

@@ -271,10 +271,17 @@ collcResult_t driverMulticastQuery(int device, int *supported);
 /// asked for multicast (`requested`); otherwise 0 without a question.
 COLLC_API collcResult_t multimemProbe(bool requested, int device,
                                       MulticastQuery query, int *supported);
+/// Whether a communicator may select in-switch programs: every rank opted
+/// in (COLLC_MULTIMEM=1) and every device supports multicast.
+COLLC_API bool multimemSelectable(const std::vector<int> &requested,
+                                  const std::vector<int> &supported);
+/// Whether program `g` joins a communicator's routes: an in-switch one only
+/// where its buffers can be bound to multicast objects (`multicastBound`).
+COLLC_API bool programRoutable(const ProgramInfo &g, bool multicastBound);
 /// The refusal of an opted-in communicator (every rank's opt-in, device
 /// and answer): names a rank that did not opt in, else the first device
-/// without support, else says that no multimem program exists yet. Always
-/// fails.
+/// without support, else says that this libcollc binds no buffer to a
+/// multicast object. Always fails.
 COLLC_API collcResult_t multimemRefusal(int rank,
                                         const std::vector<int> &requested,
                                         const std::vector<int> &devices,
@@ -361,6 +368,11 @@ struct collcComm {
   /// multicast (asked only then: multimem.cpp).
   bool multimemRequested = false;
   int multicastSupported = 0;
+  /// Whether this communicator's registered buffers are bound to multicast
+  /// objects, so that its in-switch programs may run (programRoutable).
+  /// Never true in this build: it creates no multicast object
+  /// (multimem.cpp), and an opted-in communicator is refused instead.
+  bool multicastBound = false;
   /// Registered buffers: kMaxWindows x nranks device addresses, row s every
   /// rank's buff of the window in slot s as this rank maps it, 0 where no
   /// window (allocated zeroed at setup).

@@ -66,6 +66,12 @@ LogicalResult interp::verifyProgram(snac::ProgramOp program,
     o.calls = 2;
     o.count = program.getPolicy().getBandLo() == 0 ? 5 : -1;
     o.specialInputs = true;
+    // An in-switch program's CTA h meets only the CTAs h of the other ranks
+    // (a barrier counter per CTA) and moves vectors no other CTA touches:
+    // one CTA per rank covers every order its groups can take, where two
+    // put the search past its budget (their interleavings multiply).
+    if (program.isMultimem())
+      o.workers = 1;
     runs.push_back(o);
   }
 

@@ -11,6 +11,7 @@
 #include "collc/Dialect/Coll/IR/CollOps.h"
 #include "collc/Conversion/CollToSnac/Passes.h"
 #include "collc/Dialect/Snac/IR/SnacDialect.h"
+#include "collc/Dialect/Snac/IR/SnacOps.h"
 #include "collc/Dialect/Snac/Transforms/Passes.h"
 #include "collc/Interpreter/Passes.h"
 #include "collc/Interpreter/Verify.h"
@@ -85,10 +86,12 @@ cl::opt<bool> resourceReport(
     cl::init(false), cl::cat(collcCategory));
 cl::opt<bool> enableMultimem(
     "enable-multimem",
-    cl::desc("Compile the NVLink multicast (multimem) path in (sm_90+). "
-             "Refused until collc derives multimem programs (the device "
-             "steps are checked by ptxas in CI); never run multicast on "
-             "machines where it is not allowed"),
+    cl::desc("Derive the in-switch (NVLink SHARP, multimem) program of "
+             "every AllReduce, ReduceScatter and AllGather of fixed sizes "
+             "whose policy does not say multimem = off, and compile it for "
+             "the sm_90+ targets; the runtime runs it only with "
+             "COLLC_MULTIMEM=1 on devices that support multicast. Never run "
+             "multicast on machines where it is not allowed"),
     cl::init(false), cl::cat(collcCategory));
 cl::opt<bool> deviceTrace(
     "device-trace",
@@ -615,6 +618,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     // Under a policy table a program's band is what it can serve (from 0).
     CollDeriveProgramsOptions derive;
     derive.capacityBands = !policyTable.text.empty();
+    derive.multimem = enableMultimem;
     pm.addPass(createCollDerivePrograms(derive));
     snac::SnacAssignWorkOptions work;
     for (StringRef target : coll::CollDialect::getTargets(*module))
@@ -654,6 +658,17 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     }
     if (failed(pm.run(*module)))
       return failure();
+    // An option that changes nothing is refused, not ignored.
+    if (enableMultimem &&
+        llvm::none_of(module->getOps<snac::ProgramOp>(),
+                      [](snac::ProgramOp p) { return p.isMultimem(); })) {
+      WithColor::error(errs(), "collc")
+          << "--enable-multimem: no collective of the spec has an in-switch "
+             "program (an AllReduce, ReduceScatter or AllGather of fixed "
+             "sizes reducing with sum, without `multimem = off`), so it "
+             "would change no kernel\n";
+      return failure();
+    }
     if (simulate)
       return success();
     if (!policyTable.text.empty() &&
@@ -767,16 +782,6 @@ int main(int argc, char **argv) {
   if (!simTrace.empty() && !simulate) {
     WithColor::error(errs(), "collc")
         << "--trace records the interpreter's runs; use it with --simulate\n";
-    return EXIT_FAILURE;
-  }
-  if (enableMultimem) {
-    // It would only define COLLC_ENABLE_MULTIMEM for kernels that do not
-    // use it: an option that changes nothing is refused, not ignored.
-    WithColor::error(errs(), "collc")
-        << "--enable-multimem: no derived program uses the in-switch "
-           "(multimem) path yet, so it would change no kernel; the device "
-           "steps are compiled and checked by ptxas in CI "
-           "(test/Target/Cuda/multimem.test)\n";
     return EXIT_FAILURE;
   }
   if (deviceTrace && (simulate || (emitStage != Emit::Ptx &&

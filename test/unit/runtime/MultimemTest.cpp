@@ -99,8 +99,31 @@ TEST(MultimemTest, AnOptedInCommunicatorIsRefusedWithTheReason) {
             collcInvalidUsage);
   EXPECT_TRUE(contains(lastError(), "rank 2: COLLC_MULTIMEM=1 and every "
                                     "device supports NVLink multicast, but "
-                                    "this collc derives no multimem program"))
+                                    "this libcollc binds no buffer to a "
+                                    "multicast object"))
       << lastError();
+}
+
+// Selection, on mocked answers: in-switch programs only where every rank
+// opted in and every device answered that it supports multicast.
+TEST(MultimemTest, SelectableOnlyWhereEveryRankOptedInAndEveryDeviceSupports) {
+  EXPECT_TRUE(collc::multimemSelectable({1, 1, 1}, {1, 1, 1}));
+  EXPECT_FALSE(collc::multimemSelectable({1, 0, 1}, {1, 1, 1}));
+  EXPECT_FALSE(collc::multimemSelectable({1, 1, 1}, {1, 1, 0}));
+  EXPECT_FALSE(collc::multimemSelectable({0, 0}, {0, 0}));
+  EXPECT_FALSE(collc::multimemSelectable({}, {}));
+  EXPECT_FALSE(collc::multimemSelectable({1, 1}, {1}));
+}
+
+// Routing: an in-switch program joins the routes only where the buffers are
+// bound to multicast objects; the others always.
+TEST(MultimemTest, InSwitchProgramsAreRoutedOnlyWhereBound) {
+  collc::ProgramInfo g;
+  EXPECT_TRUE(collc::programRoutable(g, false));
+  EXPECT_TRUE(collc::programRoutable(g, true));
+  g.multicast = true;
+  EXPECT_FALSE(collc::programRoutable(g, false));
+  EXPECT_TRUE(collc::programRoutable(g, true));
 }
 
 } // namespace

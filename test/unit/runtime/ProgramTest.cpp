@@ -46,6 +46,8 @@ struct ProgramEntry {
   std::string registered;
   /// The manifest's `agree` text (agreed steps); empty: absent.
   std::string agree;
+  /// The manifest's `multicast` text (an in-switch program); empty: absent.
+  std::string multicast;
   /// The kernel's element; `serves` its text (a copy's bytes kernel);
   /// empty: absent.
   std::string type = "f32";
@@ -76,6 +78,7 @@ struct ProgramEntry {
            (chunk.empty() ? "" : R"(, "chunk": )" + chunk) +
            (registered.empty() ? "" : R"(, "registered": )" + registered) +
            (agree.empty() ? "" : R"(, "agree": )" + agree) +
+           (multicast.empty() ? "" : R"(, "multicast": )" + multicast) +
            "}}";
   }
 };
@@ -1029,4 +1032,97 @@ TEST(PolicyTableTest, WithATableVariantsMayOverlap) {
   EXPECT_EQ(collc::test::routeOf(comm, "", 4097), one.name);
   EXPECT_EQ(collc::test::routeOf(comm, "", 65537), kV1);
   collcModuleDestroy(m);
+}
+
+// In-switch programs (variant multimem, collc --enable-multimem): no receive
+// buffer, registered buffers bound to multicast objects.
+namespace {
+ProgramEntry inSwitch() {
+  ProgramEntry e;
+  e.name = "collc_all_reduce__multimem_flag_f32_n2";
+  e.variant = "multimem";
+  e.encoding = "flag";
+  e.hi = 9223372036854775807ull;
+  e.region = 0;
+  e.rx = 0;
+  e.registered = R"(["input", "output"])";
+  e.multicast = "true";
+  return e;
+}
+} // namespace
+
+TEST(ProgramManifestTest, InSwitchProgramsLoadAndTheirFactsAreChecked) {
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, inSwitch().text()}), &m), collcSuccess)
+      << lastError();
+  const collc::KernelInfo &k = m->kernels[1];
+  EXPECT_TRUE(k.program.multicast);
+  EXPECT_EQ(k.program.variant, "multimem");
+  EXPECT_EQ(k.program.registered, collc::ProgramInfo::kRegisteredInput |
+                                      collc::ProgramInfo::kRegisteredOutput);
+  collcModuleDestroy(m);
+  ProgramEntry e = inSwitch();
+  e.multicast = "false";
+  expectRefused({e.text()}, {"a \"multimem\" program needs multicast: true"});
+  e = inSwitch();
+  e.variant = "one_shot";
+  expectRefused({e.text()},
+                {"multicast is true, which only a \"multimem\" program is"});
+  e = inSwitch();
+  e.region = 16;
+  expectRefused({e.text()}, {"a \"multimem\" program needs registered "
+                             "buffers", "region_bytes and rx_bytes 0"});
+  e = inSwitch();
+  e.registered.clear();
+  expectRefused({e.text()}, {"a \"multimem\" program needs registered "
+                             "buffers"});
+  e = inSwitch();
+  e.multicast = "1";
+  expectRefused({e.text()}, {"multicast is 1, expected true or false"});
+  e = inSwitch();
+  e.variant = "three_shot";
+  expectRefused({e.text()}, {"unknown variant \"three_shot\", expected "
+                             "\"one_shot\", \"two_shot\" or \"multimem\""});
+}
+
+/// The in-switch program first (as collc derives it), then the LL16 one of
+/// Routing's module.
+class InSwitchRouting : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ProgramEntry ll;
+    ASSERT_EQ(load(manifest({kV1Kernel, inSwitch().text(), ll.text()}),
+                   &module),
+              collcSuccess)
+        << lastError();
+    collc::test::fakeComm(comm, module, 2, 0, errors);
+  }
+  void TearDown() override {
+    if (module)
+      collcModuleDestroy(module);
+  }
+  collcModule_t module = nullptr;
+  collcComm comm;
+  std::vector<unsigned long long> errors;
+};
+
+TEST_F(InSwitchRouting, OnlyWhereBoundRegisteredAndWholeVectors) {
+  const unsigned both = collc::ProgramInfo::kRegisteredInput |
+                        collc::ProgramInfo::kRegisteredOutput;
+  const std::string mc = "collc_all_reduce__multimem_flag_f32_n2";
+  const std::string ll = "collc_all_reduce__one_shot_ll16_f32_n2";
+  // Not bound (this build, always): never, not even when forced.
+  EXPECT_EQ(collc::test::routeOf(comm, "", 1024, both), ll);
+  EXPECT_EQ(collc::test::routeOf(comm, "multimem:flag", 1024, both),
+            "collc_all_reduce_f32_n2");
+  // Bound (a build that creates multicast objects, on mocked answers): the
+  // first program for registered buffers of whole 16-byte vectors.
+  comm.multicastBound = true;
+  EXPECT_EQ(collc::test::routeOf(comm, "", 1024, both), mc);
+  EXPECT_EQ(collc::test::routeOf(comm, "", 1000, both), ll);
+  EXPECT_EQ(collc::test::routeOf(comm, "", 1024,
+                                 collc::ProgramInfo::kRegisteredInput),
+            ll);
+  EXPECT_EQ(collc::test::routeOf(comm, "", 1024, 0), ll);
+  EXPECT_EQ(collc::test::routeOf(comm, "multimem:flag", 1 << 20, both), mc);
 }

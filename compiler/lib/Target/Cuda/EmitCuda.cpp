@@ -580,6 +580,11 @@ LogicalResult cuda::emitCuda(ModuleOp module, const Target &target,
   }
   if (programs)
     os << "#include \"collc/device/snac/program.cuh\"\n";
+  // In-switch programs (collc --enable-multimem) only, sm_90 and newer.
+  if (target.capability >= 90 &&
+      llvm::any_of(module.getOps<snac::ProgramOp>(),
+                   [](snac::ProgramOp p) { return p.isMultimem(); }))
+    os << "#include \"collc/device/snac/multimem_program.cuh\"\n";
   os << "\n";
   if (schedules)
     os << "using namespace collc::dev::snac;\n\n";

@@ -51,8 +51,15 @@ int abiEncoding(snac::Encoding encoding) {
 }
 
 int abiVariant(snac::Variant variant) {
-  return variant == snac::Variant::two_shot ? COLLC_VARIANT_TWO_SHOT
-                                            : COLLC_VARIANT_ONE_SHOT;
+  switch (variant) {
+  case snac::Variant::one_shot:
+    return COLLC_VARIANT_ONE_SHOT;
+  case snac::Variant::two_shot:
+    return COLLC_VARIANT_TWO_SHOT;
+  case snac::Variant::multimem:
+    return COLLC_VARIANT_MULTIMEM;
+  }
+  llvm_unreachable("unknown variant");
 }
 
 /// Bytes of one (slot, source) receive region at `n` ranks: the payload a
@@ -60,6 +67,9 @@ int abiVariant(snac::Variant variant) {
 /// the padding unit of an empty band fits) in the encoding's format, plus
 /// one flag word per warp of the grid; for a chunked program one step's.
 int64_t regionBytes(snac::ProgramOp program, int64_t n) {
+  // The switch carries an in-switch program's data: no receive region.
+  if (program.isMultimem())
+    return 0;
   snac::PolicyAttr policy = program.getPolicy();
   const int ctas = (int)policy.getCtas();
   // A zero-copy region holds words only: where, retire and ready, per CTA
@@ -116,6 +126,12 @@ private:
   void emitReduceTake(snac::ReduceTakeOp op, int indent);
   void emitLaunchDependents(snac::LaunchDependentsOp op, int indent);
   void emitRetire(snac::RetireOp op, int indent);
+  void emitMcBarrier(snac::McBarrierOp op, int indent);
+  void emitMcData(Operation &op, int indent);
+  /// The in-switch kernel's head (multimem programs: no receive buffers,
+  /// the multicast parameters instead).
+  void emitMulticastHead(const std::string &name, const cuda::ElementType &elem,
+                         int64_t n);
   /// Whether `receive` is in place (a zero-copy program's).
   bool inPlace(FlatSymbolRefAttr receive) {
     return program.lookupBuffer(receive).getInPlace();
@@ -243,7 +259,8 @@ LogicalResult ProgramEmitter::check() {
     if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
             arith::RemUIOp, scf::YieldOp, snac::EpochOp, snac::PutOp,
             snac::PutEachOp, snac::TakeOp, snac::TakeEachOp, snac::ReduceTakeOp,
-            snac::LaunchDependentsOp, snac::RetireOp>(op))
+            snac::LaunchDependentsOp, snac::RetireOp, snac::McBarrierOp,
+            snac::McReduceOp, snac::McReduceLocalOp, snac::McPutOp>(op))
       return WalkResult::advance();
     if (auto c = dyn_cast<arith::ConstantOp>(op);
         c && isa<IntegerAttr>(c.getValue()))
@@ -385,6 +402,39 @@ void ProgramEmitter::emitRetire(snac::RetireOp op, int indent) {
                << value(op.getEpoch()) << ");\n";
 }
 
+void ProgramEmitter::emitMcBarrier(snac::McBarrierOp op, int indent) {
+  // Its place among the call's barriers: the counters count every one.
+  auto barriers =
+      llvm::to_vector(program.getBody().front().getOps<snac::McBarrierOp>());
+  int index = llvm::find(barriers, op) - barriers.begin();
+  line(indent) << "g.barrier(/*op=*/" << nextOp++ << ", "
+               << value(op.getEpoch()) << ", /*index=*/" << index
+               << ", /*perCall=*/" << barriers.size() << ");\n";
+}
+
+void ProgramEmitter::emitMcData(Operation &op, int indent) {
+  const char *call = isa<snac::McReduceOp>(op)        ? "reduce_to_all"
+                     : isa<snac::McReduceLocalOp>(op) ? "reduce_to_local"
+                                                      : "put_to_all";
+  line(indent) << "g." << call << "(/*op=*/" << nextOp++ << ");\n";
+}
+
+void ProgramEmitter::emitMulticastHead(const std::string &name,
+                                       const cuda::ElementType &elem,
+                                       int64_t n) {
+  std::string head = formatv("{0}(", name).str();
+  os << formatv("extern \"C\" __global__ void __launch_bounds__({0}, 1)\n",
+                policy.getThreads());
+  os << head << "collcProgramParams p, collcMulticastParams mc,\n";
+  os.indent(head.size()) << "const __grid_constant__ collc::prog::Sizes<" << n
+                         << "> sizes) {\n";
+  os << "  using namespace collc::prog;\n";
+  os << formatv("  MulticastProgram<{0}, {1}, /*InputPacked=*/{2}> g(p, mc, "
+                "sizes);\n",
+                elem.cudaType, n,
+                program.isInputPacked() ? "true" : "false");
+}
+
 void ProgramEmitter::emitOp(Operation &op, int indent) {
   if (auto loop = dyn_cast<scf::ForOp>(op))
     emitFor(loop, indent);
@@ -404,6 +454,10 @@ void ProgramEmitter::emitOp(Operation &op, int indent) {
     emitLaunchDependents(launch, indent);
   else if (auto retire = dyn_cast<snac::RetireOp>(op))
     emitRetire(retire, indent);
+  else if (auto barrier = dyn_cast<snac::McBarrierOp>(op))
+    emitMcBarrier(barrier, indent);
+  else if (isa<snac::McReduceOp, snac::McReduceLocalOp, snac::McPutOp>(op))
+    emitMcData(op, indent);
   else if (!isa<snac::ProgramBufferOp, scf::YieldOp>(op))
     emitArith(op, indent); // check() allowed nothing else.
 }
@@ -420,6 +474,13 @@ void ProgramEmitter::emitKernel(const std::string &name,
   text.clear();
   names.clear();
   nextName = nextOp = 0;
+  if (program.isMultimem()) {
+    emitMulticastHead(name, elem, n);
+    for (Operation &op : program.getBody().front())
+      emitOp(op, 1);
+    os << "  g.finish(e);\n}\n\n";
+    return;
+  }
   std::string head = formatv("{0}(", name).str();
   os << formatv("extern \"C\" __global__ void __launch_bounds__({0}, 1)\n",
                 policy.getThreads());
@@ -486,6 +547,15 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
            << " (its element types and world sizes name the kernels)";
   if (failed(check()))
     return failure();
+  if (program.isMultimem()) {
+    // multimem.* exists from sm_90: an older target gets no such kernel
+    // (the runtime then serves the calls with the other programs).
+    if (target.capability < 90)
+      return success();
+    file << "#if !defined(COLLC_ENABLE_MULTIMEM)\n#error \"the in-switch "
+            "kernels below need COLLC_ENABLE_MULTIMEM (collc "
+            "--enable-multimem)\"\n#endif\n";
+  }
 
   std::string encoding = snac::stringifyEncoding(policy.getEncoding()).str();
   std::string variant = snac::stringifyVariant(program.getVariant()).str();
@@ -532,10 +602,24 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         // Parameters by value: the params, N peer pointers, the size vector.
         // A world size where they do not fit gets no program kernel; the
         // runtime then runs the v1 kernel, whose parameters are smaller.
-        const long long paramBytes = cuda::kernelParamBytes(
-            sizeof(collcProgramParams) +
-                (program.isZeroCopy() ? sizeof(collcWindowParams) : 0),
-            1, n);
+        // In-switch: the switch reduces bf16, f16 and f32 only.
+        StringRef type = elem.spelling;
+        if (program.isMultimem() && !bytes && type != "bf16" &&
+            type != "f16" && type != "f32")
+          return program.emitError()
+                 << "the switch reduces bf16, f16 and f32 (multimem."
+                    "ld_reduce); @"
+                 << collective.getSymName() << " has element type " << type;
+        const long long paramBytes =
+            program.isMultimem()
+                ? cuda::kernelParamBytes(sizeof(collcProgramParams) +
+                                             sizeof(collcMulticastParams),
+                                         0, n)
+                : cuda::kernelParamBytes(
+                      sizeof(collcProgramParams) +
+                          (program.isZeroCopy() ? sizeof(collcWindowParams)
+                                                : 0),
+                      1, n);
         if (paramBytes > COLLC_KERNEL_PARAM_LIMIT) {
           program.emitWarning()
               << "no program kernel at " << n << " ranks: its parameters would "
@@ -582,6 +666,15 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         p.speculate = policy.getSpeculate();
         p.chunk = policy.getChunk();
         p.agree = policy.getAgree();
+        // In-switch: the multicast buffers, which a call must have
+        // registered (the runtime binds them to multicast objects).
+        if (program.isMultimem()) {
+          p.multicast = true;
+          if (input.getMulticast())
+            p.registered.push_back("input");
+          if (output.getMulticast())
+            p.registered.push_back("output");
+        }
         // Zero-copy: the buffers the program publishes, which a call must
         // have registered (the input always; the output when forwarded).
         if (program.isZeroCopy()) {

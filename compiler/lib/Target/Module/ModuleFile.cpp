@@ -174,6 +174,9 @@ void module::write(ModuleOp module, llvm::StringRef specName,
         // Only a zero-copy program names the buffers it reads in place.
         if (!p.registered.empty())
           j["program"]["registered"] = p.registered;
+        // Only an in-switch program says it needs multicast bindings.
+        if (p.multicast)
+          j["program"]["multicast"] = true;
         addResources(j, image, k);
         kernels.push_back(j);
         continue;

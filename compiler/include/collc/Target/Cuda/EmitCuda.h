@@ -120,6 +120,10 @@ struct ProgramInfo {
   /// Zero-copy programs: the user buffers a call must have registered
   /// ("input", "output"); empty for every other program.
   std::vector<std::string> registered;
+  /// In-switch (variant multimem, sm_90+): the registered buffers must be
+  /// bound to multicast objects; the runtime selects such a program only
+  /// where every rank opted in and every device supports multicast.
+  bool multicast = false;
 };
 
 /// What the runtime needs to launch one generated kernel.

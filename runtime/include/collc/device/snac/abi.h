@@ -245,9 +245,28 @@ COLLC_ABI_FN unsigned long long collcRxRegionBytes(int encoding,
 
 /// Program variants (the manifest's `program.variant`): one-shot pushes a
 /// rank's whole input to every consumer; two-shot pushes partition k to
-/// rank k, which reduces it and forwards the result to every rank.
+/// rank k, which reduces it and forwards the result to every rank;
+/// multimem (in-switch, sm_90+) has no receive buffer: the switch reduces
+/// and replicates through multicast addresses (collcMulticastParams).
 #define COLLC_VARIANT_ONE_SHOT 0
 #define COLLC_VARIANT_TWO_SHOT 1
+#define COLLC_VARIANT_MULTIMEM 2
+
+/// The second parameter of an in-switch (multimem) program kernel: the
+/// multicast addresses of this call's input and output (a registered
+/// window's range bound to a multicast object on every rank; null for a
+/// buffer the program reaches only locally), and the barriers' arrival
+/// counters, one 64-bit word per CTA of the grid, zero at creation: their
+/// multicast address (multimem.red adds to every rank's copy) and this
+/// rank's own copy (where the CTA waits). Never filled on this project's
+/// machines: no multicast object is created there (docs/runtime.md,
+/// "In-switch reduction").
+typedef struct collcMulticastParams {
+  const void *inputMc;
+  void *outputMc;
+  unsigned long long *barrierMc;
+  const unsigned long long *barrierLocal;
+} collcMulticastParams;
 
 /// Receive buffers of a program: two-shot has one per phase (the pushed
 /// partitions, then the forwarded ones), each `slots` x `worldSize`
