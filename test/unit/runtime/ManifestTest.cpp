@@ -65,7 +65,7 @@ TEST(ManifestTest, EveryReaderNeedsAKnownVariant) {
   EXPECT_FALSE(read(loadable("two_shot"), ManifestCheck::Load).message.find(
                    "unknown variant") != std::string::npos);
   const char *unknown = "kernels[0].program: unknown variant \"three_shot\", "
-                        "expected \"one_shot\" or \"two_shot\"";
+                        "expected \"one_shot\", \"two_shot\" or \"multimem\"";
   EXPECT_EQ(read(loadable("three_shot"), ManifestCheck::Load).message,
             unknown);
   std::string text = loadable("three_shot");
