@@ -187,17 +187,20 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   };
   const int variant = g.variant == "two_shot"   ? COLLC_VARIANT_TWO_SHOT
                       : g.variant == "one_shot" ? COLLC_VARIANT_ONE_SHOT
-                      : g.variant == "multimem" ? COLLC_VARIANT_MULTIMEM
-                                                : -1;
+                      : g.variant == "multimem" ||
+                              g.variant == "multimem_pull"
+                          ? COLLC_VARIANT_MULTIMEM
+                          : -1;
   if (variant < 0)
     return bad("unknown variant " + quote(g.variant) +
-               ", expected \"one_shot\", \"two_shot\" or \"multimem\"");
+               ", expected \"one_shot\", \"two_shot\", \"multimem\" or "
+               "\"multimem_pull\"");
   // An in-switch program: its registered buffers bound to multicast
   // objects, readiness its barriers' counters, nothing received.
   if ((variant == COLLC_VARIANT_MULTIMEM) != g.multicast)
-    return bad(g.multicast ? "multicast is true, which only a \"multimem\" "
-                             "program is"
-                           : "a \"multimem\" program needs multicast: true");
+    return bad(g.multicast ? "multicast is true, which only an in-switch "
+                             "(\"multimem\", \"multimem_pull\") program is"
+                           : "an in-switch program needs multicast: true");
   g.encoding = -1;
   for (int e :
        {COLLC_ENCODING_FLAG, COLLC_ENCODING_LL16, COLLC_ENCODING_SENTINEL})
@@ -236,7 +239,7 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
         g.speculate || g.agree || region != 0 || rx != 0 ||
         g.counterWords != info.grid ||
         g.rxFill != collcRxFillByte(COLLC_ENCODING_FLAG))
-      return bad("a \"multimem\" program needs registered buffers, encoding "
+      return bad("an in-switch program needs registered buffers, encoding "
                  "\"flag\", no chunk, speculation or agreement, region_bytes "
                  "and rx_bytes 0, and a counter word per CTA");
     return true;

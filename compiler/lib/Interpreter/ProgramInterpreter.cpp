@@ -1161,10 +1161,13 @@ void ProgramSimulator::mcBarrierSteps(Operation *op, std::vector<PStep> &steps,
 /// This CTA's units of an in-switch op, as the device splits it: vectors of
 /// 16 bytes (a unit), unit u to CTA u mod W, of this rank's shard (AllReduce:
 /// the units [V r / n, V (r + 1) / n) of the V of the buffer) or of the
-/// whole of what the rank moves (its partition, its input).
+/// whole of what the rank moves (its partition, its input, the whole
+/// buffer of a redundant pull).
 bool ProgramSimulator::mcSteps(Operation *op, PStep::Kind kind,
                                std::vector<PStep> &steps, const StepCtx &c) {
-  int64_t count = kind == PStep::McReduceLocal
+  // A reduce-to-local of a scattered input takes partition `rank`; of a
+  // packed one (redundant pull) the whole.
+  int64_t count = kind == PStep::McReduceLocal && !input->packed
                       ? sizeOf(*input, c.call, c.rank, c.rank)
                       : totalOf(*input, c.call, c.rank);
   int64_t units = (count + unitElems - 1) / unitElems;
@@ -1780,7 +1783,7 @@ bool ProgramSimulator::mcStep(Agent &agent, const PStep &s) {
     }
     std::vector<uint32_t> acc;
     for (int p = 0; p < n; ++p)
-      acc.push_back(s.kind == PStep::McReduceLocal
+      acc.push_back(s.kind == PStep::McReduceLocal && !input->packed
                         ? inputs[call][p][offsetOf(*input, call, p, r) + at]
                         : inputs[call][p][at]);
     uint32_t v = sim::atomReduce(o.type, s.red, acc);

@@ -1,6 +1,9 @@
 // The in-switch programs (option multimem: collc --enable-multimem).
 // (The last case of the file is an error: its output is checked apart.)
 // RUN: not collc-opt %s --coll-derive-programs="multimem=true stream-chunk-bytes=0" --split-input-file 2>/dev/null | FileCheck %s
+// RUN: not collc-opt %s --coll-derive-programs="multimem=true multimem-pull-max-bytes=0 stream-chunk-bytes=0" --split-input-file 2>/dev/null | FileCheck %s --check-prefix=NOPULL
+// NOPULL-NOT: variant multimem_pull
+// NOPULL: snac.program for @all_reduce variant multimem policy
 // Without the option nothing in-switch is derived, and `multimem = on` is an
 // error (the path is compiled in only on request).
 // RUN: not collc-opt %s --coll-derive-programs="stream-chunk-bytes=0" --split-input-file 2>&1 | FileCheck %s --check-prefix=OFF
@@ -10,10 +13,21 @@
 // OFF: error: policy multimem = on needs the in-switch path compiled in (collc --enable-multimem)
 // OFF-NOT: variant multimem
 
-// AllReduce (ReduceScatter then AllGather): the switch reduces this rank's
-// shard and stores it to every rank, between two barriers; first in band
-// order, every size.
-// CHECK-LABEL: snac.program for @all_reduce variant multimem policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true>
+// AllReduce (ReduceScatter then AllGather): first, up to 32 KiB (option
+// multimem-pull-max-bytes), SiFAR's redundant pull: every rank has the
+// switch reduce the whole input into its own output; then the one hop for
+// every size: the switch reduces this rank's shard and stores it to every
+// rank; each between two barriers.
+// CHECK-LABEL: snac.program for @all_reduce variant multimem_pull policy #snac.policy<encoding = flag, slots = 2, band = [0, 32768], ctas = 0, threads = 0, grain = 0, pdl = true>
+// CHECK-NEXT:  ^bb0(%rank: index, %n: index):
+// CHECK-NEXT:    snac.program_buffer @input input packed sizes row multicast
+// CHECK-NEXT:    snac.program_buffer @output output packed sizes row{{$}}
+// CHECK-NEXT:    %[[P:.*]] = snac.epoch
+// CHECK-NEXT:    snac.mc_barrier %[[P]]
+// CHECK-NEXT:    snac.mc_reduce_local sum @input -> @output
+// CHECK-NEXT:    snac.mc_barrier %[[P]]
+// CHECK-NEXT:  }
+// CHECK-NEXT:  snac.program for @all_reduce variant multimem policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true>
 // CHECK-NEXT:  ^bb0(%rank: index, %n: index):
 // CHECK-NEXT:    snac.program_buffer @input input packed sizes row multicast
 // CHECK-NEXT:    snac.program_buffer @output output packed sizes row multicast

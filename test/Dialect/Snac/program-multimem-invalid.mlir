@@ -157,8 +157,8 @@ snac.program for @x variant multimem policy #snac.policy<encoding = flag, slots 
   snac.program_buffer @output output packed sizes row multicast
   %e = snac.epoch
   snac.mc_barrier %e
-  // expected-error@+1 {{needs a scattered input, got 'packed'}}
-  snac.mc_reduce_local sum @input -> @output
+  // expected-error@+1 {{needs a scattered output, got 'packed'}}
+  snac.mc_put @input -> @output
   snac.mc_barrier %e
 }
 

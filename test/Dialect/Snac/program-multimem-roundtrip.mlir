@@ -1,5 +1,5 @@
 // RUN: collc-opt %s | collc-opt | FileCheck %s
-// The three in-switch programs print and parse back.
+// The in-switch programs print and parse back.
 
 // CHECK-LABEL: snac.program for @all_reduce variant multimem
 // CHECK: snac.program_buffer @input input packed sizes row multicast
@@ -38,5 +38,17 @@ snac.program for @all_gather variant multimem policy #snac.policy<encoding = fla
   %e = snac.epoch
   snac.mc_barrier %e
   snac.mc_put @input -> @output
+  snac.mc_barrier %e
+}
+// CHECK-LABEL: snac.program for @all_reduce variant multimem_pull
+// CHECK: snac.program_buffer @output output packed sizes row{{$}}
+// CHECK: snac.mc_reduce_local sum @input -> @output
+snac.program for @all_reduce variant multimem_pull policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 4, threads = 256, grain = 16, pdl = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row multicast
+  snac.program_buffer @output output packed sizes row
+  %e = snac.epoch
+  snac.mc_barrier %e
+  snac.mc_reduce_local sum @input -> @output
   snac.mc_barrier %e
 }

@@ -65,7 +65,8 @@ TEST(ManifestTest, EveryReaderNeedsAKnownVariant) {
   EXPECT_FALSE(read(loadable("two_shot"), ManifestCheck::Load).message.find(
                    "unknown variant") != std::string::npos);
   const char *unknown = "kernels[0].program: unknown variant \"three_shot\", "
-                        "expected \"one_shot\", \"two_shot\" or \"multimem\"";
+                        "expected \"one_shot\", \"two_shot\", \"multimem\" or "
+                        "\"multimem_pull\"";
   EXPECT_EQ(read(loadable("three_shot"), ManifestCheck::Load).message,
             unknown);
   std::string text = loadable("three_shot");

@@ -1063,18 +1063,18 @@ TEST(ProgramManifestTest, InSwitchProgramsLoadAndTheirFactsAreChecked) {
   collcModuleDestroy(m);
   ProgramEntry e = inSwitch();
   e.multicast = "false";
-  expectRefused({e.text()}, {"a \"multimem\" program needs multicast: true"});
+  expectRefused({e.text()}, {"an in-switch program needs multicast: true"});
   e = inSwitch();
   e.variant = "one_shot";
   expectRefused({e.text()},
-                {"multicast is true, which only a \"multimem\" program is"});
+                {"multicast is true, which only an in-switch"});
   e = inSwitch();
   e.region = 16;
-  expectRefused({e.text()}, {"a \"multimem\" program needs registered "
+  expectRefused({e.text()}, {"an in-switch program needs registered "
                              "buffers", "region_bytes and rx_bytes 0"});
   e = inSwitch();
   e.registered.clear();
-  expectRefused({e.text()}, {"a \"multimem\" program needs registered "
+  expectRefused({e.text()}, {"an in-switch program needs registered "
                              "buffers"});
   e = inSwitch();
   e.multicast = "1";
@@ -1082,7 +1082,18 @@ TEST(ProgramManifestTest, InSwitchProgramsLoadAndTheirFactsAreChecked) {
   e = inSwitch();
   e.variant = "three_shot";
   expectRefused({e.text()}, {"unknown variant \"three_shot\", expected "
-                             "\"one_shot\", \"two_shot\" or \"multimem\""});
+                             "\"one_shot\", \"two_shot\", \"multimem\" or "
+                             "\"multimem_pull\""});
+  // The redundant pull is an in-switch program too.
+  e = inSwitch();
+  e.name = "collc_all_reduce__multimem_pull_flag_f32_n2";
+  e.variant = "multimem_pull";
+  e.hi = 32768;
+  e.registered = R"(["input"])";
+  ASSERT_EQ(load(manifest({kV1Kernel, e.text()}), &m), collcSuccess)
+      << lastError();
+  EXPECT_TRUE(m->kernels[1].program.multicast);
+  collcModuleDestroy(m);
 }
 
 /// The in-switch program first (as collc derives it), then the LL16 one of

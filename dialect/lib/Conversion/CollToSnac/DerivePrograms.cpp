@@ -180,7 +180,9 @@ encodingOf(StringRef protocol, int64_t bandHi, int64_t ll16MaxBytes) {
 
 namespace {
 /// The in-switch op of a collective's multimem program.
-enum class InSwitch { ReduceToAll, ReduceToLocal, CopyToAll };
+/// PullAll: every rank reduces the whole packed input for itself (SiFAR's
+/// redundant pull), an AllReduce's program for its small inputs.
+enum class InSwitch { ReduceToAll, ReduceToLocal, CopyToAll, PullAll };
 } // namespace
 
 /// The in-switch op that runs `shot` whole, or none: an unrooted transform of
@@ -286,6 +288,9 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
   }
   if (multimem && mm != "off") {
     std::optional<InSwitch> op = shot ? inSwitchOf(*shot) : std::nullopt;
+    // AllReduce: the redundant pull for the small inputs first.
+    if (op == InSwitch::ReduceToAll && multimemPullMaxBytes > 0)
+      after = deriveMultimem(collective, InSwitch::PullAll, after);
     if (op)
       after = deriveMultimem(collective, *op, after);
     else if (mm == "on") {
@@ -446,10 +451,14 @@ snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
   Location loc = collective.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(after);
-  auto program = createProgram(b, collective, snac::Variant::multimem,
-                               snac::Encoding::flag, /*lo=*/0,
-                               std::numeric_limits<int64_t>::max(),
-                               /*ctas=*/0, /*chunk=*/0);
+  const bool pull = op == InSwitch::PullAll;
+  auto program = createProgram(
+      b, collective,
+      pull ? snac::Variant::multimem_pull : snac::Variant::multimem,
+      snac::Encoding::flag, /*lo=*/0,
+      pull ? int64_t(multimemPullMaxBytes)
+           : std::numeric_limits<int64_t>::max(),
+      /*ctas=*/0, /*chunk=*/0);
   // The policy's speculation is the receive buffers' (none here).
   snac::PolicyAttr p = program.getPolicy();
   program.setPolicyAttr(snac::PolicyAttr::get(
@@ -474,12 +483,13 @@ snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
          snac::SizeSide::row, reduces);
   // The one-shot geometry: a reduction of packed inputs is as long as this
   // rank's own (row); else partition p holds p's contribution (column).
+  // Only a copy or a reduce-to-all stores through the switch.
+  const bool packedReduce = op == InSwitch::ReduceToAll || pull;
   buffer("output", snac::BufferKind::output,
          op == InSwitch::CopyToAll ? snac::Layout::scattered
                                    : snac::Layout::packed,
-         op == InSwitch::ReduceToAll ? snac::SizeSide::row
-                                     : snac::SizeSide::column,
-         op != InSwitch::ReduceToLocal);
+         packedReduce ? snac::SizeSide::row : snac::SizeSide::column,
+         op == InSwitch::ReduceToAll || op == InSwitch::CopyToAll);
   auto input = FlatSymbolRefAttr::get(ctx, "input");
   auto output = FlatSymbolRefAttr::get(ctx, "output");
   auto sum = snac::ReductionAttr::get(ctx, Reduction::sum);
@@ -490,6 +500,7 @@ snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
     snac::McReduceOp::create(b, loc, sum, input, output);
     break;
   case InSwitch::ReduceToLocal:
+  case InSwitch::PullAll:
     snac::McReduceLocalOp::create(b, loc, sum, input, output);
     break;
   case InSwitch::CopyToAll:

@@ -83,7 +83,9 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
     also gets a `multimem` program, before the others and serving every
     size: its input and output `multicast`, its body `snac.mc_barrier`, one
     in-switch op (`snac.mc_reduce`, `mc_reduce_local`, `mc_put`) and
-    `snac.mc_barrier`. The spec's `multimem = off` leaves a collective out;
+    `snac.mc_barrier`; an AllReduce first a `multimem_pull` program for
+    the inputs up to `multimem-pull-max-bytes` (SiFAR's redundant pull:
+    `snac.mc_reduce_local` of the whole packed input). The spec's `multimem = off` leaves a collective out;
     `multimem = on` without the option, or on a collective with no such
     program, is an error.
 
@@ -128,6 +130,12 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            "say `multimem = off`, first in band order (the runtime selects "
            "it only for registered buffers on a communicator whose ranks "
            "opted in and whose devices support multicast)">,
+    Option<"multimemPullMaxBytes", "multimem-pull-max-bytes", "int64_t",
+           /*default=*/"32768",
+           "with multimem: the band [0, this] of the AllReduce's redundant-"
+           "pull program (every rank has the switch reduce the whole input "
+           "for itself; SiFAR measured it fastest up to tens of KiB), before "
+           "the one-hop in-switch program (0: none)">,
     Option<"speculate", "speculate", "bool", /*default=*/"true",
            "speculative takes (load and compute, then validate) for the ll16 "
            "and sentinel encodings; off: readiness first (the ablation)">

@@ -710,8 +710,11 @@ LogicalResult McReduceOp::verify() {
 LogicalResult McReduceLocalOp::verify() {
   if (failed(verifyMcReduction(*this, getOp())))
     return failure();
-  if (failed(verifyMcBuffer(*this, getSrcAttr(), BufferKind::input,
-                            /*packed=*/false, /*multicast=*/true)))
+  // Either input layout: a packed one is reduced whole (redundant pull).
+  FailureOr<ProgramBufferOp> src = lookupProgramBuffer(*this, getSrcAttr());
+  if (failed(src) ||
+      failed(verifyMcBuffer(*this, getSrcAttr(), BufferKind::input,
+                            src->isPacked(), /*multicast=*/true)))
     return failure();
   return verifyMcBuffer(*this, getDstAttr(), BufferKind::output,
                         /*packed=*/true, /*multicast=*/false);

@@ -123,14 +123,16 @@ public:
         (unsigned)thread_, (unsigned)threads_);
   }
 
-  /// snac.mc_reduce_local: partition `rank` of every rank's input, reduced
-  /// in the switch, into this rank's output.
+  /// snac.mc_reduce_local: partition `rank` of every rank's scattered input,
+  /// or the whole of a packed one (redundant pull), reduced in the switch,
+  /// into this rank's output.
   COLLC_DEVICE_INLINE void reduce_to_local(int op) const {
     (void)op;
     if (failed_)
       return;
-    const long long before = offsetOf(p_.rank), v = vectors(count(p_.rank,
-                                                                  p_.rank));
+    const long long before = InputPacked ? 0 : offsetOf(p_.rank);
+    const long long v =
+        vectors(InputPacked ? count(p_.rank, 0) : count(p_.rank, p_.rank));
     const long long first = before * (long long)sizeof(E) / 16;
     dev::mc_reduce_to_local<detail::MultimemOf<E>::kType>(
         static_cast<const uint4 *>(mc_.inputMc), static_cast<uint4 *>(p_.output),

@@ -92,10 +92,12 @@ def Snac_SizeSide : I32EnumAttr<"SizeSide", "size vector side", [
 // its own receive buffer.
 // multimem: the in-switch program (NVLink SHARP, sm_90 and newer): the
 // user's buffers bound to multicast objects, the switch reduces and
-// replicates (flash-comm's one hop); never run on this project's machines.
+// replicates (flash-comm's one hop); multimem_pull: every rank has the
+// switch reduce the whole buffer for itself (SiFAR's redundant pull, the
+// small AllReduce). Never run on this project's machines.
 def Snac_Variant : I32EnumAttr<"Variant", "program variant", [
     I32EnumAttrCase<"one_shot", 0>, I32EnumAttrCase<"two_shot", 1>,
-    I32EnumAttrCase<"multimem", 2>]> {
+    I32EnumAttrCase<"multimem", 2>, I32EnumAttrCase<"multimem_pull", 3>]> {
   let cppNamespace = "::collc::snac";
   let genSpecializedAttr = 0;
 }

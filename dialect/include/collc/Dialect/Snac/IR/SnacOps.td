@@ -397,7 +397,10 @@ def Snac_ProgramOp : Snac_Op<"program", [
     /// chunked, not speculative, one snac.retire as the body's last op.
     ::mlir::LogicalResult verifyZeroCopy();
     /// In-switch (variant multimem): the buffers bound to multicast objects.
-    bool isMultimem() { return getVariant() == Variant::multimem; }
+    bool isMultimem() {
+      return getVariant() == Variant::multimem ||
+             getVariant() == Variant::multimem_pull;
+    }
     /// In-switch rules: no receive buffers, only snac.mc_* data ops, each
     /// between two snac.mc_barriers, flag policy, unchunked; and no mc op
     /// or multicast buffer in another variant.
@@ -694,11 +697,14 @@ def Snac_McReduceOp : Snac_Op<"mc_reduce"> {
 }
 
 def Snac_McReduceLocalOp : Snac_Op<"mc_reduce_local"> {
-  let summary = "ReduceScatter in the switch: partition `rank` to this rank";
+  let summary = "Reduce in the switch into this rank's output only";
   let description = [{
-    Partition r (this rank's) of every rank's scattered multicast input,
-    reduced in the switch (`multimem.ld_reduce`), into this rank's packed
-    output (ordinary stores).
+    What this rank's packed output holds of every rank's multicast input,
+    reduced in the switch (`multimem.ld_reduce`), into that output
+    (ordinary stores): partition r (this rank's) of a scattered input
+    (ReduceScatter), or the whole of a packed one (AllReduce: every rank
+    reduces every element for itself, SiFAR's redundant pull: K bytes
+    received a rank, no multicast store).
 
     ```mlir
     snac.mc_reduce_local sum @input -> @output
