@@ -82,22 +82,29 @@ bool collc::programRoutable(const ProgramInfo &g, bool multicastBound) {
 collcResult_t collc::multimemRefusal(int rank, const std::vector<int> &requested,
                                      const std::vector<int> &devices,
                                      const std::vector<int> &supported) {
-  for (size_t p = 0; p < requested.size(); ++p)
-    if (!requested[p])
-      return COLLC_FAIL(collcInvalidUsage,
-                        "rank %d: COLLC_MULTIMEM=1 on some ranks but not on "
-                        "rank %zu: set it the same on every rank (or on "
-                        "none)",
-                        rank, p);
-  for (size_t p = 0; p < supported.size(); ++p)
-    if (!supported[p])
-      return COLLC_FAIL(
-          collcInvalidUsage,
-          "rank %d: COLLC_MULTIMEM=1, but device %d of rank %zu does not "
-          "support NVLink multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED "
-          "is 0: no NVSwitch with SHARP, or no fabric manager); unset "
-          "COLLC_MULTIMEM",
-          rank, p < devices.size() ? devices[p] : -1, p);
+  // Not selectable: say which rank or device stands in the way. Selectable
+  // (every rank opted in, every device supports it): a build that binds
+  // buffers to multicast objects would bind them here, set multicastBound
+  // and rebuild the routes (programRoutable); this one has no such
+  // binding.
+  if (!multimemSelectable(requested, supported)) {
+    for (size_t p = 0; p < requested.size(); ++p)
+      if (!requested[p])
+        return COLLC_FAIL(collcInvalidUsage,
+                          "rank %d: COLLC_MULTIMEM=1 on some ranks but not on "
+                          "rank %zu: set it the same on every rank (or on "
+                          "none)",
+                          rank, p);
+    for (size_t p = 0; p < supported.size(); ++p)
+      if (!supported[p])
+        return COLLC_FAIL(
+            collcInvalidUsage,
+            "rank %d: COLLC_MULTIMEM=1, but device %d of rank %zu does not "
+            "support NVLink multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED "
+            "is 0: no NVSwitch with SHARP, or no fabric manager); unset "
+            "COLLC_MULTIMEM",
+            rank, p < devices.size() ? devices[p] : -1, p);
+  }
   return COLLC_FAIL(collcInvalidUsage,
                     "rank %d: COLLC_MULTIMEM=1 and every device supports "
                     "NVLink multicast, but this libcollc binds no buffer to "
