@@ -370,6 +370,9 @@ private:
   std::map<const BufferInfo *, SelfSource> selfSources;
   /// snac.retire: this CTA's word to every rank, then every rank's awaited.
   void retireSteps(Operation *op, std::vector<PStep> &steps, const StepCtx &c);
+  /// `base` as a word to every rank (this one included), then every rank's
+  /// awaited: the all-to-all of retire and of a barrier.
+  void exchangeWords(const PStep &base, std::vector<PStep> &steps) const;
   /// snac.mc_barrier: this CTA's arrival at every rank's counter, then
   /// every rank's arrival awaited.
   void mcBarrierSteps(Operation *op, std::vector<PStep> &steps,
@@ -1119,6 +1122,11 @@ void ProgramSimulator::retireSteps(Operation *op, std::vector<PStep> &steps,
   base.unit = c.worker;
   base.epoch = base.tag = c.epoch;
   base.step = c.step;
+  exchangeWords(base, steps);
+}
+
+void ProgramSimulator::exchangeWords(const PStep &base,
+                                     std::vector<PStep> &steps) const {
   for (int t = 0; t < n; ++t) {
     PStep w = base;
     w.peer = t;
@@ -1145,17 +1153,7 @@ void ProgramSimulator::mcBarrierSteps(Operation *op, std::vector<PStep> &steps,
   base.unit = c.worker;
   base.epoch = base.tag = (c.epoch - 1) * mcBarriers + mcBarrierIndex[op] + 1;
   base.counter = true;
-  for (int t = 0; t < n; ++t) {
-    PStep w = base;
-    w.peer = t;
-    steps.push_back(w);
-  }
-  for (int p = 0; p < n; ++p) {
-    PStep w = base;
-    w.kind = PStep::AwaitWord;
-    w.peer = p;
-    steps.push_back(w);
-  }
+  exchangeWords(base, steps);
 }
 
 /// This CTA's units of an in-switch op, as the device splits it: vectors of
@@ -1502,16 +1500,19 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
   case PStep::AwaitWord: {
     Unit &w = words[{agent.rank, s.slot, s.peer, s.unit}];
     auto here = [&] { return where(agent.rank, s.slot, s.peer, s.unit, true); };
-    if (s.counter) {
-      // Any count at least this barrier's: a later arrival of the same
-      // rank was released after this one, so its clock orders more.
+    // The acquire: this agent now orders what the writer released.
+    auto acquire = [&] {
       for (size_t i = 0; i < mine.size(); ++i)
         mine[i] = std::max(mine[i], (*w.clock)[i]);
       w.accepted = true;
       if (o.trace)
         o.trace->flowEnd(w.flow);
       return true;
-    }
+    };
+    // A counter: any count at least this barrier's (a later arrival of the
+    // same rank was released after this one, so its clock orders more).
+    if (s.counter)
+      return acquire();
     if (w.seq > s.epoch && chunked)
       return fail(s.op,
                   formatv("{0}: {1} awaits {2} and finds value {3} while it "
@@ -1537,12 +1538,7 @@ bool ProgramSimulator::stepAgent(Agent &agent) {
                                               s.epoch)
                                           .str()
                                     : std::string()));
-    for (size_t i = 0; i < mine.size(); ++i)
-      mine[i] = std::max(mine[i], (*w.clock)[i]);
-    w.accepted = true;
-    if (o.trace)
-      o.trace->flowEnd(w.flow);
-    return true;
+    return acquire();
   }
   case PStep::Take:
   case PStep::Read: {

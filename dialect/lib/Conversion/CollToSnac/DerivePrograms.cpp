@@ -437,8 +437,9 @@ void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
   snac::RetireOp::create(b, program.getLoc(), epoch.getEpoch());
 }
 
-/// The in-switch program of `collective` after `after`, serving every size
-/// (flash-comm's one hop through the switch):
+/// The in-switch program of `collective` after `after`: the one hop through
+/// the switch serving every size (flash-comm), or for PullAll the redundant
+/// pull serving up to multimem-pull-max-bytes (SiFAR):
 ///
 ///   %e = snac.epoch
 ///   snac.mc_barrier %e     every rank's buffers hold this call's data

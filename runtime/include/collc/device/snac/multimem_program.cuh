@@ -73,15 +73,9 @@ public:
         threads_((long long)gridDim.x * blockDim.x),
         counter_(p.counters + blockIdx.x) {}
 
-  COLLC_DEVICE_INLINE void wait_previous() const {
-#if COLLC_PDL_AVAILABLE
-    dev::griddepcontrol_wait();
-#endif
-  }
+  COLLC_DEVICE_INLINE void wait_previous() const { waitPreviousKernel(); }
   COLLC_DEVICE_INLINE void launch_dependents() const {
-#if COLLC_PDL_AVAILABLE
-    dev::griddepcontrol_launch_dependents();
-#endif
+    launchDependentKernels();
   }
   /// This CTA's call number: its counter + 1.
   COLLC_DEVICE_INLINE Epoch epoch() const {

@@ -259,6 +259,23 @@ COLLC_DEVICE_INLINE void cta_elements(int from, int n, Element &&element) {
 
 } // namespace detail
 
+/// griddepcontrol.wait on sm_90+ (the previous kernel on the stream has
+/// ended and its writes are visible); stream order alone on sm_80. Every
+/// program kernel's (Program, MulticastProgram) wait_previous().
+COLLC_DEVICE_INLINE void waitPreviousKernel() {
+#if COLLC_PDL_AVAILABLE
+  dev::griddepcontrol_wait();
+#endif
+}
+
+/// Lets the next kernel on the stream launch (sm_90+): right after the last
+/// remote write, so its prologue overlaps this call's waits.
+COLLC_DEVICE_INLINE void launchDependentKernels() {
+#if COLLC_PDL_AVAILABLE
+  dev::griddepcontrol_launch_dependents();
+#endif
+}
+
 /// A one-shot push program on one rank: E the element type, N the world size,
 /// Enc the readiness encoding, Slots the receive-buffer slots, RegionBytes one
 /// (slot, source) region (collcRxRegionBytes), InputPacked whether the input
@@ -370,20 +387,9 @@ public:
         counter_(p.counters + blockIdx.x), steps_(stepsOf(sizes)),
         partElems_(largestPartOf(sizes, steps_)) {}
 
-  /// griddepcontrol.wait on sm_90+ (the previous kernel on the stream has
-  /// ended and its writes are visible); stream order alone on sm_80.
-  COLLC_DEVICE_INLINE void wait_previous() const {
-#if COLLC_PDL_AVAILABLE
-    dev::griddepcontrol_wait();
-#endif
-  }
-
-  /// Lets the next kernel on the stream launch (sm_90+): right after the last
-  /// remote write, so its prologue overlaps this call's waits.
+  COLLC_DEVICE_INLINE void wait_previous() const { waitPreviousKernel(); }
   COLLC_DEVICE_INLINE void launch_dependents() const {
-#if COLLC_PDL_AVAILABLE
-    dev::griddepcontrol_launch_dependents();
-#endif
+    launchDependentKernels();
   }
 
   /// This CTA's call number: its counter + 1 (the one dependent load).
