@@ -57,6 +57,7 @@ int abiVariant(snac::Variant variant) {
   case snac::Variant::two_shot:
     return COLLC_VARIANT_TWO_SHOT;
   case snac::Variant::multimem:
+  case snac::Variant::multimem_pull:
     return COLLC_VARIANT_MULTIMEM;
   }
   llvm_unreachable("unknown variant");

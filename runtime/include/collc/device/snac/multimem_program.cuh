@@ -94,6 +94,9 @@ public:
     __syncthreads();
     if (threadIdx.x == 0 && !failed_) {
       const u64 passed = (e.value - 1) * (u64)perCall + (u64)index + 1;
+      // The CTA's stores (through the switch too), seen by thread 0 at the
+      // __syncthreads, ordered before the arrival at system scope.
+      __threadfence_system();
       dev::mc_arrive(mc_.barrierMc + blockIdx.x);
       u64 seen = 0;
       if (!dev::mc_wait_arrivals(mc_.barrierLocal + blockIdx.x,
