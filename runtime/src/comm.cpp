@@ -413,6 +413,16 @@ Workspace *collc::pickProgram(const Route &route, long long key,
                               unsigned registered) {
   const unsigned both =
       ProgramInfo::kRegisteredInput | ProgramInfo::kRegisteredOutput;
+  // An in-switch program (in the route only where bound: programRoutable)
+  // before the policy table, which is measured where the switch does not
+  // reduce.
+  for (Workspace *w : route.programs) {
+    const ProgramInfo &g = w->kernel->program;
+    if (g.multicast && g.bandLo <= (unsigned long long)key &&
+        (unsigned long long)key <= g.bandHi &&
+        (g.registered & ~registered) == 0 && wholeVectors(g, key))
+      return w;
+  }
   const std::vector<Route::Choice> &table =
       registered == both && !route.table[1].empty() ? route.table[1]
                                                     : route.table[0];

@@ -1136,4 +1136,16 @@ TEST_F(InSwitchRouting, OnlyWhereBoundRegisteredAndWholeVectors) {
             ll);
   EXPECT_EQ(collc::test::routeOf(comm, "", 1024, 0), ll);
   EXPECT_EQ(collc::test::routeOf(comm, "multimem:flag", 1 << 20, both), mc);
+  // Before a policy table (measured where the switch does not reduce) that
+  // chooses the LL16 program for these sizes.
+  collc::buildRoutes(&comm, collc::ForceVariant());
+  collc::Route &route = comm.routes[0 * collcNumTypes + collcFloat32];
+  collc::Route::Choice choice;
+  choice.upto = 1 << 20;
+  for (collc::Workspace *w : route.programs)
+    if (!w->kernel->program.multicast)
+      choice.programs.push_back(w);
+  route.table[1].push_back(choice);
+  EXPECT_EQ(collc::pickProgram(route, 1024, both)->kernel->name, mc);
+  EXPECT_EQ(collc::pickProgram(route, 1000, both)->kernel->name, ll);
 }
