@@ -220,7 +220,12 @@ struct SnacSimulatePass
                 ? llvm::formatv("states, {0} interleavings", stats.traces).str()
                 : std::string("steps"),
             speculative ? ", speculative" : "",
-            program.isZeroCopy() ? ", zero-copy" : chunked ? ", chunked" : "");
+            program.isZeroCopy() ? ", zero-copy"
+            : chunked            ? ", chunked"
+            // The in-switch programs say which (an AllReduce has two).
+            : program.isMultimem()
+                ? ", " + snac::stringifyVariant(program.getVariant()).str()
+                : std::string());
       }
     }
     return success();
