@@ -373,6 +373,7 @@ void collc::buildRoutes(collcComm_t comm, const ForceVariant &force) {
           route.v1 = &w;
       } else if (allowed) {
         route.programs.push_back(&w);
+        route.inSwitch |= k.program.multicast;
       }
     }
   }
@@ -416,7 +417,8 @@ Workspace *collc::pickProgram(const Route &route, long long key,
   // An in-switch program (in the route only where bound: programRoutable)
   // before the policy table, which is measured where the switch does not
   // reduce.
-  for (Workspace *w : route.programs) {
+  for (size_t i = 0; route.inSwitch && i < route.programs.size(); ++i) {
+    Workspace *w = route.programs[i];
     const ProgramInfo &g = w->kernel->program;
     if (g.multicast && g.bandLo <= (unsigned long long)key &&
         (unsigned long long)key <= g.bandHi &&

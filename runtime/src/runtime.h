@@ -113,6 +113,9 @@ struct Route {
   /// By the call's buffers: [0] ordinary, [1] registered (every buffer of
   /// the call in a registered window); [1] empty: [0] serves both.
   std::vector<Choice> table[2];
+  /// Whether `programs` holds an in-switch program (bound communicators
+  /// only): pickProgram looks for one first, and only then.
+  bool inSwitch = false;
 };
 
 /// The bytes that choose a call's program, from its size matrix (abi.h):

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeComm.h"
 #include "runtime.h"
 
 #include <gtest/gtest.h>
@@ -50,18 +51,9 @@ struct Comm {
     comm.deviceErrorDevice = 0x500000;
   }
   collcWindow *window(int slot, unsigned long long bytes, bool complete) {
-    auto *w = new collcWindow();
-    w->comm = &comm;
-    w->number = comm.registrations++;
-    w->slot = slot;
-    w->buff = 0x7000000;
-    w->bytes = bytes;
-    w->shared = std::make_shared<collc::WindowShared>();
-    w->shared->slot = slot;
+    collcWindow *w =
+        collc::test::fakeWindow(comm, slot, 0x7000000, bytes, complete);
     w->shared->state.assign(comm.nranks, 1);
-    w->shared->complete = complete;
-    comm.windows.push_back(w);
-    comm.windowSlots[slot] = w;
     return w;
   }
   ~Comm() {

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,25 @@ inline void fakeComm(collcComm &comm, collcModule_t module, int nranks,
     w.error = errors.data() + i * COLLC_ERROR_WORDS;
     comm.workspaces.push_back(w);
   }
+}
+
+/// Adds to `comm` a window as collcCommRegister leaves it, in `slot` (the
+/// caller deletes comm.windows).
+inline collcWindow *fakeWindow(collcComm &comm, int slot,
+                               unsigned long long buff,
+                               unsigned long long bytes, bool complete) {
+  auto *w = new collcWindow();
+  w->comm = &comm;
+  w->number = comm.registrations++;
+  w->slot = slot;
+  w->buff = buff;
+  w->bytes = bytes;
+  w->shared = std::make_shared<collc::WindowShared>();
+  w->shared->slot = slot;
+  w->shared->complete = complete;
+  comm.windows.push_back(w);
+  comm.windowSlots[slot] = w;
+  return w;
 }
 
 /// The kernel an f32 call with selection key `key` (collc::selectionBytes:

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeComm.h"
 #include "runtime.h"
 
 #include <gtest/gtest.h>
@@ -78,18 +79,8 @@ struct Comm {
     int slot = 0;
     while (comm.windowSlots[slot])
       ++slot;
-    auto *w = new collcWindow();
-    w->comm = &comm;
-    w->number = comm.registrations++;
-    w->slot = slot;
-    w->buff = buff;
-    w->bytes = bytes;
+    collcWindow *w = collc::test::fakeWindow(comm, slot, buff, bytes, complete);
     w->mappings.assign(comm.nranks, -1);
-    w->shared = std::make_shared<collc::WindowShared>();
-    w->shared->slot = slot;
-    w->shared->complete = complete;
-    comm.windows.push_back(w);
-    comm.windowSlots[slot] = w;
     return w;
   }
   ~Comm() {
