@@ -14,15 +14,15 @@ with a fake (meta) implementation, so torch.compile traces it without a
 graph break; the in-place forms mutate their tensor argument and return
 nothing, which torch.compile functionalizes. A call runs on the current
 CUDA stream, and is safe to capture in a CUDA graph and replay. Every
-rank must issue the same collectives in the same order; so that a compiler
-cannot reorder them differently on different ranks, the functional ops are
-registered as ordered side effects (ORDERED, where PyTorch has effect
-tokens). PyTorch does
-not order ops that write their arguments (UNORDERED lists them), so while
-torch.compile traces, the in-place and out= entry points of this module
-(all_reduce_, broadcast_, out=...) call the functional op and copy its
-result; call those entry points, not torch.ops.collc's writing ops, in
-compiled code.
+rank must issue the same collectives in the same order, and a compiler may
+reorder independent ops (Inductor did, differently in two processes, on
+PyTorch 2.11); so while torch.compile traces, the entry points of this
+module call the ops' chained forms (torch.ops.collc.*_chained), each of
+which reads the token tensor the previous collective on its device returned
+and returns the next: the collectives depend on each other by data, and
+compiled code runs them in program order. The in-place and out= entry
+points then copy the chained op's result. Call the entry points, not
+torch.ops.collc.* directly, in compiled code.
 
 A call collc cannot serve (an element type or operator the module lacks, a
 rank count it has no kernel for, a host or non-contiguous tensor, a size it
@@ -158,6 +158,7 @@ class Communicator:
         self._windows = {}  # data_ptr -> ([Window per comm], tensor)
         self.id = next(_ids)
         _communicators[self.id] = self
+        _token_for(device)
 
     @property
     def fallbacks(self):
@@ -732,6 +733,39 @@ _OPS = {
             _v_shape_all_to_all(t, send, recv, _lookup(comm)))),
 }
 
+
+def _chained_schema(schema):
+    """The functional op's schema with a token after the input and returned
+    after the result: "(Tensor input, Tensor token, ...) -> (Tensor,
+    Tensor)"."""
+    assert schema.startswith("(Tensor input, ") and \
+        schema.endswith(") -> Tensor")
+    return "(Tensor input, Tensor token, " + \
+        schema[len("(Tensor input, "):-len("Tensor")] + "(Tensor, Tensor)"
+
+
+def _next_token(token):
+    # A new tensor, never the argument: an op's output may not alias its
+    # input unless its schema says so.
+    return torch.empty(0, dtype=_TOKEN_DTYPE, device=token.device)
+
+
+def _chain(impl):
+    return lambda t, token, *args: (impl(t, *args), _next_token(token))
+
+
+_TOKEN_DTYPE = torch.uint8
+
+# The functional ops again, each taking and returning a token tensor: what
+# the entry points call while torch.compile traces (_compiled), so that
+# every collective depends by data on the one before it (_tokens).
+CHAINED = [name for name, (schema, _, _) in _OPS.items()
+           if "(a!)" not in schema]
+for _name in CHAINED:
+    _schema, _impl, _fake = _OPS[_name]
+    _OPS[_name + "_chained"] = (_chained_schema(_schema), _chain(_impl),
+                                _chain(_fake))
+
 _library = torch.library.Library("collc", "DEF")
 for _name, (_schema, _impl, _fake) in _OPS.items():
     _library.define(_name + _schema)
@@ -746,18 +780,20 @@ _ops = torch.ops.collc
 
 
 def _order_collectives():
-    """Marks the ops as having an ordered side effect, so that torch.compile
-    threads an effect token through them and no graph pass reorders one
-    collective across another: independent collectives are otherwise free
-    to move, and two ranks that compile the same function in separate
-    processes may order them differently (seen with Inductor on PyTorch
-    2.11: each rank waited for the other's next collective until the
-    timeout). PyTorch orders only ops whose schema has no alias annotation
-    (its has_aliasing), so the in-place and out= forms stay unordered: the
-    entry points below call the functional forms while torch.compile traces
-    (_ordered_copy). Returns (ordered op names, {name: why not}); older
-    PyTorch (1.13 among them) has no effect registration at all.
+    """Marks the functional ops as having an ordered side effect, so that
+    torch.compile threads an effect token through them where a program
+    calls torch.ops.collc.* itself. The entry points below do not rely on
+    it: on PyTorch 2.11 Inductor dropped that ordering between such ops and
+    reordered them, differently in two processes compiling the same
+    function, each rank then waiting for the other's next collective until
+    the timeout (pytorch/pytorch#188301). While compiling they call the
+    chained ops instead (_compiled), which no compiler may reorder.
+    PyTorch orders only ops whose schema has no alias annotation (its
+    has_aliasing), so the in-place and out= forms stay unordered. Returns
+    (ordered op names, {name: why not}) over the ops without a token;
+    older PyTorch (1.13 among them) has no effect registration at all.
     collc.torch.ORDERED and UNORDERED hold the answer."""
+    names = [n for n in _OPS if not n.endswith("_chained")]
     try:
         from torch._library.effects import EffectType as effect
     except ImportError:
@@ -765,13 +801,13 @@ def _order_collectives():
             from torch._higher_order_ops.effects import _EffectType as effect
         except ImportError:
             return [], {n: "this PyTorch has no effect registration"
-                        for n in _OPS}
+                        for n in names}
     register = getattr(torch.library, "_register_effectful_op", None)
     if register is None:
         from torch._higher_order_ops.effects import \
             _register_effectful_op as register
     ordered, unordered = [], {}
-    for name in _OPS:
+    for name in names:
         op = getattr(_ops, name).default
         schema = op._schema
         if any(a.alias_info is not None
@@ -804,75 +840,109 @@ def _compiling():
     return False
 
 
-def _ordered_copy(functional):
-    """Whether an in-place or out= entry point should run `functional`
-    (an ORDERED op) and copy its result instead: while torch.compile traces,
-    where PyTorch orders the functional op but not the one that writes its
-    argument. In eager the writing op runs (in place on registered tensors:
-    the zero-copy path)."""
-    return functional in ORDERED and _compiling()
+# Per device (its index; -1: the CPU), the token the last collective traced
+# on it returned. Every rank must issue its collectives in one order, and
+# a compiler may reorder independent ops (and drop an unused result's op):
+# traced through the chained ops, each collective reads the token the one
+# before it on the device returned, whatever communicator it is on, and the
+# last token is stored back here (a graph output), so the compiled code
+# runs them in program order and runs every one. Made per device when a
+# communicator is, so that compiled code finds it (no recompilation).
+_tokens = {}
 
 
-# The Python entry points: `comm` is a Communicator (or its id).
+def _new_token(device):
+    return torch.empty(0, dtype=_TOKEN_DTYPE, device=device)
+
+
+def _token_for(device):
+    key = -1 if device is None or device.type == "cpu" else device.index
+    if key not in _tokens:
+        _tokens[key] = _new_token(device or "cpu")
+
+
+def _compiled(name, t, *args):
+    """Collective `name` (a functional op) through its chained op, reading
+    and replacing the token of t's device."""
+    key = t.get_device()
+    token = _tokens.get(key)
+    if token is None:
+        token = _new_token(t.device)
+    out, _tokens[key] = getattr(_ops, name + "_chained")(t, token, *args)
+    return out
+
+
+def _functional(name, t, *args):
+    if _compiling():
+        return _compiled(name, t, *args)
+    return getattr(_ops, name)(t, *args)
+
+
+# The Python entry points: `comm` is a Communicator (or its id). While
+# torch.compile traces, every one runs a chained op (_functional); the
+# in-place and out= forms copy its result (in eager they write in place:
+# on registered tensors the zero-copy path).
 
 def all_reduce(t, comm, op="sum"):
-    return _ops.all_reduce(t, _id(comm), _op_name(op))
+    return _functional("all_reduce", t, _id(comm), _op_name(op))
 
 
 def all_reduce_(t, comm, op="sum"):
-    if _ordered_copy("all_reduce"):
-        return t.copy_(_ops.all_reduce(t, _id(comm), _op_name(op)))
+    if _compiling():
+        return t.copy_(_compiled("all_reduce", t, _id(comm), _op_name(op)))
     _ops.all_reduce_(t, _id(comm), _op_name(op))
     return t
 
 
 def all_gather_into_tensor(t, comm, out=None):
     if out is None:
-        return _ops.all_gather_into_tensor(t, _id(comm))
-    if _ordered_copy("all_gather_into_tensor"):
-        return out.copy_(_ops.all_gather_into_tensor(t, _id(comm)))
+        return _functional("all_gather_into_tensor", t, _id(comm))
+    if _compiling():
+        return out.copy_(_compiled("all_gather_into_tensor", t, _id(comm)))
     _ops.all_gather_into_tensor_out(t, out, _id(comm))
     return out
 
 
 def reduce_scatter_tensor(t, comm, op="sum", out=None):
     if out is None:
-        return _ops.reduce_scatter_tensor(t, _id(comm), _op_name(op))
-    if _ordered_copy("reduce_scatter_tensor"):
-        return out.copy_(_ops.reduce_scatter_tensor(t, _id(comm),
-                                                    _op_name(op)))
+        return _functional("reduce_scatter_tensor", t, _id(comm),
+                           _op_name(op))
+    if _compiling():
+        return out.copy_(_compiled("reduce_scatter_tensor", t, _id(comm),
+                                   _op_name(op)))
     _ops.reduce_scatter_tensor_out(t, out, _id(comm), _op_name(op))
     return out
 
 
 def all_to_all_single(t, comm, out=None):
     if out is None:
-        return _ops.all_to_all_single(t, _id(comm))
-    if _ordered_copy("all_to_all_single"):
-        return out.copy_(_ops.all_to_all_single(t, _id(comm)))
+        return _functional("all_to_all_single", t, _id(comm))
+    if _compiling():
+        return out.copy_(_compiled("all_to_all_single", t, _id(comm)))
     _ops.all_to_all_single_out(t, out, _id(comm))
     return out
 
 
 def broadcast(t, root, comm):
-    return _ops.broadcast(t, root, _id(comm))
+    return _functional("broadcast", t, root, _id(comm))
 
 
 def broadcast_(t, root, comm):
-    if _ordered_copy("broadcast"):
-        return t.copy_(_ops.broadcast(t, root, _id(comm)))
+    if _compiling():
+        return t.copy_(_compiled("broadcast", t, root, _id(comm)))
     _ops.broadcast_(t, root, _id(comm))
     return t
 
 
 def all_gather_v(t, counts, comm):
-    return _ops.all_gather_v(t, list(counts), _id(comm))
+    return _functional("all_gather_v", t, list(counts), _id(comm))
 
 
 def reduce_scatter_v(t, counts, comm, op="sum"):
-    return _ops.reduce_scatter_v(t, list(counts), _id(comm), _op_name(op))
+    return _functional("reduce_scatter_v", t, list(counts), _id(comm),
+                       _op_name(op))
 
 
 def all_to_all_v(t, send_counts, recv_counts, comm):
-    return _ops.all_to_all_v(t, list(send_counts), list(recv_counts),
-                             _id(comm))
+    return _functional("all_to_all_v", t, list(send_counts),
+                       list(recv_counts), _id(comm))

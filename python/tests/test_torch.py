@@ -32,6 +32,15 @@ def test_every_op_is_registered():
         assert "collc::" + name in str(op.default._schema)
     # The in-place forms say what they mutate (torch.compile relies on it).
     assert "Tensor(a!)" in str(torch.ops.collc.all_reduce_.default._schema)
+    # Every functional op has a chained form: a token in, a token out.
+    assert sorted(ct.CHAINED) == sorted(n for n in OPS if not (
+        n.endswith("_") or n.endswith("_out")))
+    for name in ct.CHAINED:
+        schema = str(getattr(torch.ops.collc,
+                             name + "_chained").default._schema)
+        assert schema.startswith("collc::%s_chained(Tensor input, Tensor "
+                                 "token, " % name), schema
+        assert schema.endswith("-> (Tensor, Tensor)"), schema
 
 
 @pytest.fixture
@@ -44,8 +53,9 @@ def rank1_of_4():
 def test_every_op_is_ordered_or_says_why_not():
     # The functional ops are ordered side effects where PyTorch can order
     # them; an op that writes its arguments never claims to be (PyTorch's
-    # effect tokens skip aliasing ops), and every op is in one of the two.
-    names = set(ct._OPS)
+    # effect tokens skip aliasing ops), and every op without a token is in
+    # one of the two.
+    names = set(OPS)
     assert set(ct.ORDERED) | set(ct.UNORDERED) == names
     assert not set(ct.ORDERED) & set(ct.UNORDERED)
     for name in ct.ORDERED:
@@ -59,46 +69,75 @@ def test_every_op_is_ordered_or_says_why_not():
         assert "no effect registration" in ct.UNORDERED["all_reduce"]
 
 
-def test_writing_entry_points_run_the_ordered_op_while_compiling(
-        monkeypatch):
-    # While torch.compile traces, all_reduce_, broadcast_ and the out= forms
-    # call the functional (ordered) op and copy its result; in eager, and
-    # where the functional op is not ordered, the writing op itself.
+def test_entry_points_chain_their_collectives_while_compiling(monkeypatch):
+    # While torch.compile traces, every entry point runs the chained op with
+    # the token the previous collective on the device returned, and stores
+    # the one it returns; the in-place and out= forms copy its result. In
+    # eager the plain ops run (the writing ones in place) and no token moves.
     calls = []
 
     class Ops:
         def __getattr__(self, name):
-            def op(*args):
-                calls.append(name)
-                if name.endswith("_") or name.endswith("_out"):
-                    return None
-                return args[0] * 2
+            def op(t, *args):
+                if name.endswith("_chained"):
+                    token, args = args[0], args[1:]
+                    calls.append((name, token))
+                    return t * 2, torch.empty(0, dtype=torch.uint8)
+                calls.append((name, None))
+                return None if name.endswith(("_", "_out")) else t * 2
             return op
 
     monkeypatch.setattr(ct, "_ops", Ops())
+    monkeypatch.setattr(ct, "_tokens", {-1: torch.empty(0)})
     t = torch.ones(4)
     out = torch.zeros(4)
-    for compiling, ordered in ((False, True), (True, False), (True, True)):
+    for compiling in (False, True):
         calls.clear()
+        first = ct._tokens[-1]
         monkeypatch.setattr(ct, "_compiling", lambda: compiling)
-        monkeypatch.setattr(ct, "ORDERED", list(ct._OPS) if ordered else [])
         ct.all_reduce_(t, 7)
         ct.broadcast_(t, 0, 7)
         ct.all_to_all_single(t, 7, out=out)
         ct.all_gather_into_tensor(t, 7, out=out)
         ct.reduce_scatter_tensor(t, 7, out=out)
-        if compiling and ordered:
-            assert calls == ["all_reduce", "broadcast", "all_to_all_single",
-                             "all_gather_into_tensor",
-                             "reduce_scatter_tensor"]
-        else:
-            assert calls == ["all_reduce_", "broadcast_",
+        ct.all_gather_v(t, [4], 7)
+        names = [n for n, _ in calls]
+        if not compiling:
+            assert names == ["all_reduce_", "broadcast_",
                              "all_to_all_single_out",
                              "all_gather_into_tensor_out",
-                             "reduce_scatter_tensor_out"]
-    # The copies landed: 1 -> 2 (all_reduce_) -> 4 (broadcast_), out = 2 * 4.
+                             "reduce_scatter_tensor_out", "all_gather_v"]
+            assert ct._tokens[-1] is first
+            continue
+        assert names == ["all_reduce_chained", "broadcast_chained",
+                         "all_to_all_single_chained",
+                         "all_gather_into_tensor_chained",
+                         "reduce_scatter_tensor_chained",
+                         "all_gather_v_chained"]
+        tokens = [tok for _, tok in calls]
+        assert tokens[0] is first
+        assert all(a is not b for a, b in zip(tokens, tokens[1:]))
+        assert ct._tokens[-1] is not tokens[-1]  # the last one's result
+    # The copies landed while compiling (the fake writing ops write
+    # nothing): 1 -> 2 (all_reduce_) -> 4 (broadcast_), out = 2 * 4.
     assert torch.equal(t, torch.full((4,), 4.0))
     assert torch.equal(out, torch.full((4,), 8.0))
+
+
+def test_a_chained_op_returns_a_new_token():
+    # An op's output may not alias its input (its schema says none does);
+    # the fake implementation gives the same.
+    c = ct.Communicator(None, None, rank=0, nranks=2)
+    try:
+        token = torch.empty(0, dtype=torch.uint8, device="meta")
+        x = torch.empty(6, 3, dtype=torch.bfloat16, device="meta")
+        with torch.inference_mode():
+            y, nxt = torch.ops.collc.reduce_scatter_tensor_chained(
+                x, token, c.id)
+        assert y.shape == (3, 3) and nxt.shape == (0,)
+        assert nxt is not token and nxt.dtype == torch.uint8
+    finally:
+        c.destroy()
 
 
 @torch.inference_mode()  # the ops have no derivative (PyTorch 1.13 then
@@ -195,6 +234,19 @@ def _rank_main(rank, nranks, store, module, queue):
             ran += 1
             if error:
                 failures.append(error)
+        # The chained ops (what compiled code calls), forced in eager: the
+        # same results, each call replacing the CPU token.
+        ct._compiling = lambda: True
+        for case in cases(nranks, [torch.float32], seed=11):
+            before = ct._tokens[-1]
+            result = case.run(case.input(rank).clone(), comm)
+            error = case.check(rank, result) or (
+                None if ct._tokens[-1] is not before else
+                "%r: the token did not move" % case)
+            ran += 1
+            if error:
+                failures.append(error)
+        ct._compiling = lambda: False
         strict = ct.Communicator(None, comm.group, rank, nranks, strict=True)
         try:
             ct.all_reduce(torch.ones(3), strict)
