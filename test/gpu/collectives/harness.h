@@ -35,7 +35,7 @@ namespace ct {
 
 struct Options {
   bool procs = true;           ///< --mode=procs (default) or --mode=single
-  int nranks = 0;              ///< 0: every visible GPU
+  int nranks = 0;              ///< 0: every visible GPU (procs: at least 2)
   std::string modules = "out/modules";
   std::vector<std::string> suites; ///< empty: all
   std::string filter;          ///< substrings of collective names, comma-separated
@@ -200,6 +200,31 @@ struct LocalRank {
   cudaStream_t stream = nullptr;
 };
 
+/// An allgather of bytes between forked processes through host memory they
+/// share (mapped before the fork): the bootstrap where ranks share a GPU,
+/// which NCCL refuses. Two buffers used in turn, and one arrival counter: a
+/// rank writes call g's part only after every rank arrived at call g - 1,
+/// that is after every rank read call g - 2's parts from the same buffer.
+class HostGather {
+public:
+  /// Maps the shared memory for `nranks` ranks of up to `capacity` bytes
+  /// each per call; call before forking.
+  HostGather(int nranks, size_t capacity);
+  ~HostGather();
+  /// This rank's part in, every rank's out (rank order). False when a part
+  /// exceeds the capacity or a peer has not arrived within `seconds`.
+  bool allgather(int rank, const void *send, void *recv, size_t bytes,
+                 double seconds);
+
+private:
+  struct Shared;
+  Shared *shared_ = nullptr;
+  size_t mapped_ = 0;
+  int nranks_ = 0;
+  size_t capacity_ = 0;
+  uint64_t calls_ = 0; ///< this process's calls so far
+};
+
 /// The ranks this process drives and how processes agree.
 class World {
 public:
@@ -207,8 +232,10 @@ public:
   bool procs = false;
   std::vector<LocalRank> local;
 
-  /// procs mode: this process is `rank`; `id` bootstraps NCCL.
-  void initProcs(int nranks, int rank, const ncclUniqueId &id);
+  /// procs mode: this process is `rank`; bootstrapped through NCCL (`id`),
+  /// or through `gather` where ranks share a GPU (NCCL refuses that).
+  void initProcs(int nranks, int rank, const ncclUniqueId *id,
+                 HostGather *gather);
   /// single mode: all ranks, devices 0..nranks-1.
   void initSingle(int nranks);
   void finalize();
@@ -234,16 +261,18 @@ public:
   std::vector<cudaStream_t> streams() const;
   std::vector<int> devices() const;
 
-  /// The NCCL bootstrap allgather collc calls during collcCommInitRank.
+  /// The bootstrap allgather collc calls during collcCommInitRank.
   static int allgatherCallback(const void *send, void *recv, size_t bytes,
                                void *userData);
 
 private:
+  HostGather *gather_ = nullptr;
   ncclComm_t nccl_ = nullptr;
   cudaStream_t ncclStream_ = nullptr;
   void *ncclBuf_ = nullptr;
   size_t ncclBufBytes_ = 0;
   bool ncclAllGatherBytes(const void *send, void *recv, size_t bytes);
+  bool allgatherBytes(const void *send, void *recv, size_t bytes);
 };
 
 /// What a module's manifest says about one collective.

@@ -20,10 +20,12 @@
 /// suite (sizes up to 1000 elements, bf16/f32/f8e5m2, 20 replays; zero_copy:
 /// all_gather, all_reduce and broadcast in bf16) for compute-sanitizer.
 ///
-/// --mode=procs (default) forks one process per GPU for every suite; rank 0
-/// makes the ncclUniqueId and passes it through pipes (the parent never
-/// touches CUDA, so forking is safe); each child bootstraps collc through
-/// ncclAllGather and reports its tally to the parent. --mode=single drives
+/// --mode=procs (default) forks one process per GPU for every suite (at
+/// least two: with one GPU two processes share it); rank 0 makes the
+/// ncclUniqueId and passes it through pipes (the parent never touches CUDA,
+/// so forking is safe); each child bootstraps collc through ncclAllGather,
+/// or through host memory shared by the forks where ranks share a GPU
+/// (NCCL refuses that), and reports its tally to the parent. --mode=single drives
 /// every GPU from one process (collcCommInitAll). Every process has an
 /// alarm() watchdog, so a hang becomes a failure. The last line is exactly
 /// "N passed, M failed"; the exit status is non-zero on any failure.
@@ -36,6 +38,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <poll.h>
 #include <sstream>
 #include <string>
@@ -223,7 +226,14 @@ int probeDevices() {
 }
 
 /// Forks one child per rank to run `suite` ("kill" is the kill scenario).
-void runSuiteProcs(const std::string &suite, int n, bool first) {
+/// With fewer GPUs than ranks the ranks share them and bootstrap through
+/// host memory (NCCL refuses two ranks on one GPU): for correctness only,
+/// since processes sharing a GPU take turns on it.
+void runSuiteProcs(const std::string &suite, int n, int gpus, bool first) {
+  // collc's bootstrap parts are small (handles, sizes); 1 MiB a rank.
+  std::unique_ptr<HostGather> gather;
+  if (n > gpus)
+    gather = std::make_unique<HostGather>(n, size_t(1) << 20);
   std::vector<int> idPipe(2 * n), tallyPipe(2 * n), readyPipe(2 * n),
       goPipe(2 * n);
   for (int r = 0; r < n; ++r)
@@ -240,7 +250,9 @@ void runSuiteProcs(const std::string &suite, int n, bool first) {
       gPrefix = "[rank " + std::to_string(r) + "] ";
       armWatchdog();
       ncclUniqueId id;
-      if (r == 0) {
+      if (gather) {
+        // No NCCL: the ranks share a GPU.
+      } else if (r == 0) {
         ncclResult_t e = ncclGetUniqueId(&id);
         if (e != ncclSuccess)
           fatal("ncclGetUniqueId: %s", ncclGetErrorString(e));
@@ -251,7 +263,7 @@ void runSuiteProcs(const std::string &suite, int n, bool first) {
         fatal("no NCCL id from rank 0");
       }
       World w;
-      w.initProcs(n, r, id);
+      w.initProcs(n, r, gather ? nullptr : &id, gather.get());
       if (first)
         printDevice(r);
       if (suite == "kill")
@@ -401,19 +413,25 @@ int main(int argc, char **argv) {
   std::fflush(stdout);
 
   if (gOpt.procs) {
-    int n = gOpt.nranks ? gOpt.nranks : probeDevices();
-    if (n < 2) {
-      std::printf("FATAL procs mode needs at least 2 GPUs (found %d)\n", n);
+    int gpus = probeDevices();
+    if (gpus < 1) {
+      std::printf("FATAL procs mode: no GPU\n");
       return 2;
     }
+    // One process per GPU; two sharing the GPU where there is one.
+    int n = gOpt.nranks ? gOpt.nranks : std::max(gpus, 2);
+    if (n > gpus)
+      std::printf("procs mode: %d processes sharing %d GPU(s), bootstrapped "
+                  "through shared host memory (correctness only: processes "
+                  "take turns on a GPU)\n", n, gpus);
     bool first = true;
     for (const std::string &s : kSuites)
       if (wants(s)) {
-        runSuiteProcs(s, n, first);
+        runSuiteProcs(s, n, gpus, first);
         first = false;
       }
     if (wants("timeout"))
-      runSuiteProcs("kill", n, false);
+      runSuiteProcs("kill", n, gpus, false);
   } else {
     armWatchdog();
     int n = gOpt.nranks;
