@@ -248,6 +248,9 @@ void runSuiteProcs(const std::string &suite, int n, int gpus, bool first) {
       fatal("fork");
     if (pid == 0) {
       gPrefix = "[rank " + std::to_string(r) + "] ";
+      // The child reports this suite's cases only: the parent's tally of the
+      // suites before (copied by fork) is the parent's to count.
+      gTally = Tally{};
       armWatchdog();
       ncclUniqueId id;
       if (gather) {
