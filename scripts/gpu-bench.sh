@@ -21,7 +21,10 @@
 # link, NCCL and symmetric memory need a GPU per rank, so there they run at
 # 1 rank only, beside collc's ranks sharing the GPU), SIZES (default
 # collc-bench's: 8 B to 1 GiB by 4, and 3000, 100000, 3000000 bytes),
-# COLLECTIVES, PLACEMENT (default out,in), BASELINES (default nccl,symm),
+# COLLECTIVES (default: the four fixed ones and all_gather_v,
+# reduce_scatter_v, all_to_all_v, those from VMODULE, default
+# out/modules/variable.collcmod, with Purlin's Zipf split), PLACEMENT
+# (default out,in), BASELINES (default nccl,symm),
 # LIMIT (seconds for everything, build included; default 560), MODULE
 # (default out/modules/collectives.collcmod), NCCL_ROOT (another NCCL than
 # the system's, e.g. PyTorch's wheel), PYTHON (default: a python3 that
@@ -89,6 +92,7 @@ run() {
   timeout --signal=TERM --kill-after=10 $((budget + 20)) \
     "$py" "$BENCH" --run --module "$module" \
     --measurer "$build/collc_bandwidth" --gpus "$gpus" --ranks "$ranks" \
+    --variable-module "${VMODULE:-out/modules/variable.collcmod}" \
     ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
     --placement "${PLACEMENT:-out,in}" --baselines "${BASELINES-nccl,symm}" \
     --symm "$py bench/bandwidth/symm_mem.py" \

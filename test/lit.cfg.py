@@ -49,6 +49,7 @@ tools = [
     ToolSubst("collc-translate", unresolved="fatal"),
     ToolSubst("collc-unit-tests", unresolved="fatal"),
     ToolSubst("collc-sim-model-tests", unresolved="fatal"),
+    ToolSubst("collc-bench-partitions-tests", unresolved="fatal"),
     ToolSubst("collc-runtime-unittests", unresolved="fatal"),
     ToolSubst("collc-runtime-stub-driver-test", unresolved="fatal"),
 ]

@@ -68,7 +68,7 @@
 //
 // usage: collc_bandwidth ROWS [--ranks=2] [--sizes=1048576,...]
 //          [--collectives=all_reduce,all_gather,reduce_scatter,all_to_all]
-//          [--partitions=even,skewed,zero] [--ctas=N] [--threads=T]
+//          [--partitions=even,skewed,zero,zipf] [--ctas=N] [--threads=T]
 //          [--calls-bytes=67108864]
 //          [--min-replay-us=2000] [--alarm=SECONDS]
 //          [--json=FILE --machine=M --date=D]
@@ -108,7 +108,10 @@
 // all_to_all_v), each run with every --partitions shape of its T = S / 2
 // elements (Shape, Parts above); S, algbw and the traffic model are the
 // fixed collective's, with T for the partitions' sum. Their records say
-// "partitions": even, skewed or zero ("fixed" for the fixed collectives).
+// "partitions": even, skewed, zero or zipf ("fixed" for the fixed
+// collectives). NCCL has no _v collectives: its rows run the grouped
+// point-to-point calls that stand for them (ncclSend/ncclRecv; for
+// ReduceScatter_v an ncclReduce per partition to its rank, grouped).
 // ROWS: one row per line, tab-separated: label, module file, the
 // COLLC_FORCE_VARIANT value or '-' for none; '#' lines are skipped.
 // Output lines: first "driver N" (cudaDriverGetVersion) and "gpu NAME"
@@ -122,6 +125,7 @@
 #include "collc/collc.h"
 #include "copy_kernel.h"
 #include "graph_timing.h"
+#include "partitions.h"
 #include "rows.h"
 
 #include <cuda.h>
@@ -132,6 +136,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -220,11 +225,18 @@ const Coll kColls[] = {
 /// sends and receives T):
 ///   even    c_q = T / n (the fixed collective's shape);
 ///   skewed  c_q proportional to 3 for even q, 1 for odd q;
-///   zero    the last rank's partition empty, the others even.
-enum class Parts { Even, Skewed, Zero };
+///   zero    the last rank's partition empty, the others even;
+///   zipf    Purlin's equation 4 (its variable-length benchmark, C.4:
+///           partitions.h); AllToAll_v: rank q sends to p the partition
+///           vector rotated right by (q + 1) mod n.
+enum class Parts { Even, Skewed, Zero, Zipf };
 const char *partsName(Parts p) {
-  return p == Parts::Even ? "even" : p == Parts::Skewed ? "skewed" : "zero";
+  return p == Parts::Even     ? "even"
+         : p == Parts::Skewed ? "skewed"
+         : p == Parts::Zero   ? "zero"
+                              : "zipf";
 }
+
 
 /// One call of a collective whose larger buffer per rank is about `bytes`.
 struct Shape {
@@ -243,7 +255,11 @@ struct Shape {
   Kind kindOf = Kind::AllReduce;
   /// AllToAll_v: the elements rank q sends to rank p, and where they start
   /// in q's input (sendOffset) and in p's output (recvOffset).
-  size_t pair(int q, int p) const { return counts[(q + p) % n]; }
+  size_t pair(int q, int p) const {
+    if (parts == Parts::Zipf) // rotated right by (q + 1) mod n at rank q
+      return counts[((p - q - 1) % n + n) % n];
+    return counts[(q + p) % n];
+  }
   size_t sendOffset(int q, int p) const {
     size_t at = 0;
     for (int j = 0; j < p; ++j)
@@ -284,21 +300,27 @@ Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
   if (c.variable) {
     s.variable = true;
     s.parts = parts;
-    std::vector<size_t> weight(n, 1);
-    for (int q = 0; q < n; ++q)
-      weight[q] = parts == Parts::Skewed ? (q % 2 == 0 ? 3 : 1)
-                  : parts == Parts::Zero ? (q == n - 1 ? 0 : 1)
-                                         : 1;
-    size_t sum = 0;
-    for (size_t w : weight)
-      sum += w;
-    const size_t unit = bytes / 2 / sum / 8 * 8;
-    s.counts.resize(n);
-    s.displs.resize(n);
-    for (int q = 0; q < n; ++q) {
-      s.counts[q] = weight[q] * unit;
-      s.displs[q] = q ? s.displs[q - 1] + s.counts[q - 1] : 0;
+    if (parts == Parts::Zipf) {
+      s.counts = zipfSplit(bytes, n);
+      for (size_t &e : s.counts)
+        e /= 2; // bf16 elements
+    } else {
+      std::vector<size_t> weight(n, 1);
+      for (int q = 0; q < n; ++q)
+        weight[q] = parts == Parts::Skewed ? (q % 2 == 0 ? 3 : 1)
+                    : parts == Parts::Zero ? (q == n - 1 ? 0 : 1)
+                                           : 1;
+      size_t sum = 0;
+      for (size_t w : weight)
+        sum += w;
+      const size_t unit = bytes / 2 / sum / 8 * 8;
+      s.counts.resize(n);
+      for (int q = 0; q < n; ++q)
+        s.counts[q] = weight[q] * unit;
     }
+    s.displs.resize(n);
+    for (int q = 0; q < n; ++q)
+      s.displs[q] = q ? s.displs[q - 1] + s.counts[q - 1] : 0;
     const size_t t = s.total();
     s.inElems = k == Kind::AllGather ? s.counts[0] : t;
     s.outElems = k == Kind::ReduceScatter ? s.counts[0] : t;
@@ -333,6 +355,8 @@ Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
 /// 16 x the partitions' weights (Parts). shapeOf(snapBytes(S)) has S bytes.
 size_t snapBytes(const Coll &c, size_t bytes, int n, Parts parts) {
   size_t unit = c.kind == Kind::AllReduce && !c.variable ? 16 : 16 * n;
+  if (c.variable && parts == Parts::Zipf)
+    return zipfSnapBytes(bytes, n);
   if (c.variable) {
     size_t sum = 0;
     for (int q = 0; q < n; ++q)
@@ -821,6 +845,40 @@ ncclResult_t ncclCallOf(const Coll &c, const Shape &s, int q,
                         cudaStream_t stream) {
   ncclComm_t comm = r.ncclComms[q];
   const size_t count = s.count;
+  const uint16_t *src = static_cast<const uint16_t *>(in);
+  uint16_t *dst = static_cast<uint16_t *>(out);
+  if (c.variable) {
+    // NCCL has no _v collectives: the grouped point-to-point calls that
+    // stand for them (PyTorch's uneven all_gather / all_to_all), and for
+    // ReduceScatter_v, which send/recv cannot reduce, one ncclReduce per
+    // partition to its rank, grouped.
+    ncclResult_t res = ncclGroupStart();
+    for (int p = 0; p < s.n && res == ncclSuccess; ++p) {
+      switch (c.kind) {
+      case Kind::AllGather:
+        res = ncclSend(src, s.counts[q], ncclBfloat16, p, comm, stream);
+        if (res == ncclSuccess)
+          res = ncclRecv(dst + s.displs[p], s.counts[p], ncclBfloat16, p,
+                         comm, stream);
+        break;
+      case Kind::ReduceScatter:
+        res = ncclReduce(src + s.displs[p], dst, s.counts[p], ncclBfloat16,
+                         ncclSum, p, comm, stream);
+        break;
+      case Kind::AllToAll:
+        res = ncclSend(src + s.sendOffset(q, p), s.pair(q, p), ncclBfloat16,
+                       p, comm, stream);
+        if (res == ncclSuccess)
+          res = ncclRecv(dst + s.recvOffset(q, p), s.pair(p, q), ncclBfloat16,
+                         p, comm, stream);
+        break;
+      default:
+        res = ncclInvalidArgument;
+      }
+    }
+    ncclResult_t end = ncclGroupEnd();
+    return res != ncclSuccess ? res : end;
+  }
   switch (c.kind) {
   case Kind::AllReduce:
     return ncclAllReduce(in, out, count, ncclBfloat16, ncclSum, comm, stream);
@@ -1542,14 +1600,16 @@ int main(int argc, char **argv) {
       std::stringstream ss(v);
       std::string name;
       while (std::getline(ss, name, ',')) {
-        if (name != "even" && name != "skewed" && name != "zero") {
-          std::printf("FATAL unknown partitions '%s' (even, skewed, zero)\n",
-                      name.c_str());
+        if (name != "even" && name != "skewed" && name != "zero" &&
+            name != "zipf") {
+          std::printf("FATAL unknown partitions '%s' (even, skewed, zero, "
+                      "zipf)\n", name.c_str());
           return 2;
         }
         partsList.push_back(name == "even"     ? Parts::Even
                             : name == "skewed" ? Parts::Skewed
-                                               : Parts::Zero);
+                            : name == "zero"   ? Parts::Zero
+                                               : Parts::Zipf);
       }
     } else if (const char *v = value("--placement=")) {
       placements.clear();

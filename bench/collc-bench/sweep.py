@@ -7,7 +7,10 @@ memory, every collective, one run, one method (imported by collc-bench).
                     cudaMalloc buffers;
   collc registered  the same with both buffers registered
                     (collcCommRegister: the zero-copy programs may run);
-  nccl              NCCL's collectives (AllToAll: grouped ncclSend/ncclRecv),
+  nccl              NCCL's collectives (AllToAll: grouped ncclSend/ncclRecv;
+                    the _v collectives, which NCCL lacks: AllGather_v and
+                    AllToAll_v grouped ncclSend/ncclRecv, ReduceScatter_v an
+                    ncclReduce per partition to its rank, grouped),
                     ordinary buffers;
   nccl window       NCCL with both buffers in symmetric windows
                     (ncclMemAlloc + ncclCommWindowRegister,
@@ -15,6 +18,12 @@ memory, every collective, one run, one method (imported by collc-bench).
   torch_symm_mem    PyTorch symmetric memory's one_shot_all_reduce_out (out
                     of place) and two_shot_all_reduce_ (in place), AllReduce
                     only (bench/bandwidth/symm_mem.py).
+The _v collectives (AllGather_v, ReduceScatter_v, AllToAll_v: collc from
+the module of --variable-module, by default variable.collcmod beside
+--module) split their S bytes among the ranks by Purlin's equation 4 (a
+Zipf split, exponent 0.125; AllToAll_v rotates it per rank), the same
+partitions for every implementation; the measurer runs them in a second
+call ("collc+nccl _v").
 collc and NCCL run in bench/bandwidth's measurer (collc_bandwidth --gpus:
 ranks in one process, rank q on GPU q % gpus, one stream each; NCCL's ranks'
 calls grouped), PyTorch in one process per GPU. Every configuration is
@@ -64,7 +73,12 @@ SERIES = [
     (("torch_symm_mem", "one_shot"), "symm one-shot", "registered"),
     (("torch_symm_mem", "two_shot"), "symm two-shot", "registered"),
 ]
-COLLECTIVES = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+FIXED = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+# The _v collectives, measured with Purlin's Zipf split (its equation 4:
+# bench/bandwidth/bandwidth.cpp, Parts::Zipf) of the total S bytes; NCCL,
+# which has none, runs the grouped point-to-point calls that stand for them.
+VARIABLE = ["all_gather_v", "reduce_scatter_v", "all_to_all_v"]
+COLLECTIVES = FIXED + VARIABLE
 
 
 def series_of(r):
@@ -119,7 +133,7 @@ def groups_of(records):
     """{(nranks, gpus, collective, placement): {bytes: {series: record}}}"""
     groups = {}
     for r in records:
-        if r.get("partitions", "fixed") != "fixed":
+        if r.get("partitions", "fixed") not in ("fixed", "zipf"):
             continue
         g = (r["nranks"], r.get("gpus", 1), r["collective"],
              r.get("placement", "out_of_place"))
@@ -158,8 +172,9 @@ def table_md(records, header_lines):
                    if any(k in row for row in group.values())]
         comps = comparisons(group)
         lines.append("")
-        lines.append("## %s, %d ranks on %d GPU%s, %s" % (
-            coll, n, gpus, "s" if gpus > 1 else "",
+        lines.append("## %s%s, %d ranks on %d GPU%s, %s" % (
+            coll, " (Zipf split of the bytes, Purlin's equation 4)"
+            if coll in VARIABLE else "", n, gpus, "s" if gpus > 1 else "",
             placement.replace("_", " ")))
         lines.append("")
         lines.append("Time per call (us); ratios: the baseline's time / "
@@ -363,16 +378,27 @@ def run(args, log_class):
             raise SystemExit("collc-bench: unknown placement '%s' (out, in)"
                              % p)
     module = os.path.abspath(args.module)
-    rows = [("collc", module, "-", "ordinary"),
-            ("collc registered", module, "-", "registered")]
-    if "nccl" in baselines:
-        rows += [("nccl", "nccl", "-", "ordinary"),
-                 ("nccl window", "nccl", "-", "registered")]
-    rows_path = os.path.join(out, "rows.tsv")
-    with open(rows_path, "w") as f:
-        f.write("# label\tmodule\tCOLLC_FORCE_VARIANT\tbuffers\n")
-        for r in rows:
-            f.write("\t".join(r) + "\n")
+    fixed = [c for c in colls if c in FIXED]
+    variable = [c for c in colls if c in VARIABLE]
+    vmodule = os.path.abspath(args.variable_module or os.path.join(
+        os.path.dirname(module), "variable.collcmod"))
+    if variable and not os.path.exists(vmodule):
+        raise SystemExit("collc-bench --run: %s needs the module of the _v "
+                         "collectives: %s does not exist (--variable-module)"
+                         % (",".join(variable), vmodule))
+
+    def rows_file(name, mod):
+        rows = [("collc", mod, "-", "ordinary"),
+                ("collc registered", mod, "-", "registered")]
+        if "nccl" in baselines:
+            rows += [("nccl", "nccl", "-", "ordinary"),
+                     ("nccl window", "nccl", "-", "registered")]
+        path = os.path.join(out, name)
+        with open(path, "w") as f:
+            f.write("# label\tmodule\tCOLLC_FORCE_VARIANT\tbuffers\n")
+            for r in rows:
+                f.write("\t".join(r) + "\n")
+        return path
     env = dict(os.environ)
     env.pop("COLLC_FORCE_VARIANT", None)
     start = time.time()
@@ -383,19 +409,31 @@ def run(args, log_class):
             ",".join(placements), ",".join(baselines) or "none"))
     failures = []
     parts = []
-    measured = os.path.join(out, "measurer.json")
-    cmd = shlex.split(args.measurer) + [
-        rows_path, "--ranks=" + ",".join(map(str, ranks)),
-        "--gpus=%d" % args.gpus, "--sizes=" + ",".join(map(str, sizes)),
-        "--collectives=" + ",".join(colls),
-        "--placement=" + ",".join(placements), "--no-copy",
-        "--json=" + measured, "--machine=" + args.machine,
-        "--date=" + args.date, "--target=" + args.target,
-        "--alarm=%d" % max(10, int(args.budget_s * (
-            0.75 if "symm" in baselines and "all_reduce" in colls else 1)))]
-    _, f = stream(cmd, log, "collc+nccl", env)
-    failures += f
-    parts.append(measured)
+    # The measurer's share of the budget (symmetric memory gets a quarter),
+    # split between the fixed and the _v collectives by their number.
+    share = args.budget_s * (
+        0.75 if "symm" in baselines and "all_reduce" in colls else 1)
+    for name, which, mod, extra in (
+            ("collc+nccl", fixed, module, []),
+            ("collc+nccl _v", variable, vmodule, ["--partitions=zipf"])):
+        if not which:
+            continue
+        measured = os.path.join(out, "measurer%s.json" % (
+            "-v" if which is variable else ""))
+        rows_path = rows_file("rows%s.tsv" % ("-v" if which is variable
+                                               else ""), mod)
+        cmd = shlex.split(args.measurer) + [
+            rows_path, "--ranks=" + ",".join(map(str, ranks)),
+            "--gpus=%d" % args.gpus, "--sizes=" + ",".join(map(str, sizes)),
+            "--collectives=" + ",".join(which),
+            "--placement=" + ",".join(placements), "--no-copy",
+            "--json=" + measured, "--machine=" + args.machine,
+            "--date=" + args.date, "--target=" + args.target,
+            "--alarm=%d" % max(10, int(share * len(which) / len(colls)))
+        ] + extra
+        _, f = stream(cmd, log, name, env)
+        failures += f
+        parts.append(measured)
     if "symm" in baselines and "all_reduce" in colls:
         for n in ranks:
             # collc's AllReduce sizes (16-byte units), so that rows align.

@@ -14,7 +14,13 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
               one_shot:ll16   1.5  + 8e-5   K
               one_shot:flag   8    + 4e-6   K   (zero-copy: 6 + 2e-6 K)
 
-with K the key (the rank's input bytes); in place 1 us more. Rows whose
+  all_gather_v, reduce_scatter_v, all_to_all_v (any module)
+                              3    + 1e-5   K   (K: the total S; records
+                                                 name --partitions, which
+                                                 the call must give)
+
+with K the key (the rank's input bytes); in place 1 us more (the _v
+collectives: out of place only, as the measurer). Rows whose
 module is "nccl" (collc-bench --run): 15 + 1e-5 K us, in a window 12 +
 1e-5 K, SKIP where two ranks share a GPU (n > --gpus), as the measurer.
 The routing is the measurer's
@@ -148,7 +154,13 @@ def main():
                       "used)" % (label, n, gpus))
                 continue
             for coll, where in [(c, p) for c in colls for p in placements
-                                if p == "out" or c != "all_to_all"]:
+                                if p == "out" or c not in (
+                                    "all_to_all", "all_gather_v",
+                                    "reduce_scatter_v", "all_to_all_v")]:
+                variable = coll.endswith("_v")
+                if variable and "--partitions" not in opts:
+                    print("FATAL %s without --partitions" % coll)
+                    return 2
                 seen = set()
                 for req in sizes:
                     if plan is not None and (label, coll, n, req) not in plan:
@@ -163,6 +175,9 @@ def main():
                         size)
                     if nccl:
                         program, k, by = None, {"name": "nccl"}, "nccl"
+                    elif variable:
+                        program, by = None, "bands"
+                        k = {"name": "collc_%s_fake" % coll}
                     else:
                         program, k, by = routed(
                             manifest, coll, n, key, force,
@@ -182,6 +197,8 @@ def main():
                     passed += 1
                     if nccl:
                         a, b = (12 if buffers == "registered" else 15), 1e-5
+                    elif variable:
+                        a, b = 3, 1e-5
                     else:
                         a, b = MODELS[(coll, k["name"])]
                     us = round(a + b * key + (where == "in"), 4)
@@ -192,7 +209,9 @@ def main():
                         "requested_bytes": req, "key_bytes": key,
                         "nranks": n, "gpus": gpus,
                         "implementation": "nccl" if nccl else "collc",
-                        "variant": label, "partitions": "fixed", "us": us,
+                        "variant": label, "partitions": opts.get(
+                            "--partitions", "fixed") if variable else "fixed",
+                        "us": us,
                         "algbw_gbs": round(size / us / 1e3, 4),
                         "placement": "in_place" if where == "in"
                         else "out_of_place",
