@@ -51,7 +51,9 @@
 # RANKS (default 2; the ablation modules have 2 ranks only, the library 2,
 # 4 and 8), SIZES (bytes, default 1, 4, 16, 64 and 256 MiB), CTAS (the
 # copy's CTAs per rank; default: the routed kernel's grid in the manifest),
-# ALARM (seconds the bench may run, default 400).
+# ALARM (seconds the bench may run, default 400), GPUS (default 1: every
+# rank on GPU 0; rank q on GPU q % GPUS: `GPUS=2` on two GPUs puts a rank
+# on each, and the copy baseline stays on each rank's own GPU).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -218,7 +220,7 @@ run() {
     else
       cat "$DIR/commit.txt"
     fi
-    echo "RANKS=${RANKS:-2} SIZES=${SIZES:-default} CTAS=${CTAS:-manifest}"
+    echo "RANKS=${RANKS:-2} GPUS=${GPUS:-1} SIZES=${SIZES:-default} CTAS=${CTAS:-manifest}"
     cat "$DIR/rows.tsv"
   } >"$out/env.txt" 2>&1
   cmake -S bench/bandwidth -B "$build" -G Ninja \
@@ -227,9 +229,9 @@ run() {
     tail -30 "$out/build.log"
     exit 2
   }
-  local machine status ranks=${RANKS:-2}
+  local machine status ranks=${RANKS:-2} gpus=${GPUS:-1}
   machine=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_')
-  "$build/collc_bandwidth" "$DIR/rows.tsv" --ranks="$ranks" \
+  "$build/collc_bandwidth" "$DIR/rows.tsv" --ranks="$ranks" --gpus="$gpus" \
     ${SIZES:+--sizes=$SIZES} ${CTAS:+--ctas=$CTAS} --alarm="${ALARM:-400}" \
     --json="$out/bandwidth.json" --machine="$machine" \
     --date="$(date -u +%Y-%m-%d)" >"$out/bandwidth.log" 2>&1
@@ -240,7 +242,7 @@ run() {
   grep -E '^(FAIL|FATAL)|passed, ' "$out/bandwidth.log" | head -30
   local vstatus=0
   if [ -s "$DIR/rows-v.tsv" ]; then
-    "$build/collc_bandwidth" "$DIR/rows-v.tsv" --ranks="$ranks" \
+    "$build/collc_bandwidth" "$DIR/rows-v.tsv" --ranks="$ranks" --gpus="$gpus" \
       --collectives=all_gather_v,reduce_scatter_v,all_to_all_v \
       ${SIZES:+--sizes=$SIZES} ${CTAS:+--ctas=$CTAS} --alarm="${ALARM:-400}" \
       --json="$out/bandwidth-v.json" --machine="$machine" \

@@ -62,9 +62,12 @@
 # run: RANKS (default 2,4,8), SIZES (bytes, comma-separated; default
 # collc-bench's: 8 B to 32 MiB by factor 4, 64 MiB and three odd sizes),
 # COLLECTIVES (default the four), LIMIT (seconds, default 470), MACHINE
-# (default the GPU's name in lower case, dashes for spaces: nvidia-h200).
+# (default the GPU's name in lower case, dashes for spaces: nvidia-h200),
+# GPUS (default 1: every rank on GPU 0; rank q on GPU q % GPUS: on two
+# GPUs `GPUS=2 RANKS=2` calibrates one rank per GPU, over NVLink).
 # check: MODULE (default out/modules/collectives.collcmod), RANKS, SIZES
-# (default the sizes the table's method lists), COLLECTIVES, LIMIT, MACHINE.
+# (default the sizes the table's method lists), COLLECTIVES, LIMIT, MACHINE,
+# GPUS.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -166,6 +169,7 @@ bench() {
   timeout --signal=TERM --kill-after=10 $((budget + 30)) \
     python3 "$BENCH" "$mode" --module "$module" \
     --measurer "$build/collc_bandwidth" --ranks "${RANKS:-2,4,8}" \
+    --gpus "${GPUS:-1}" \
     ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} \
     --target sm_90 --machine "$(machine_name)" --date "$(date -u +%Y-%m-%d)" \
     --budget-s "$budget" --out "$out"
