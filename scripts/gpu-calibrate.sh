@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Calibration of the library's variants on one GPU (issue 12): collc-bench
 # --calibrate (bench/collc-bench) times every variant of AllReduce,
-# AllGather, ReduceScatter and AllToAll, forced in turn, bf16, ranks 2, 4
+# AllGather, ReduceScatter and AllToAll (SPEC=variable: AllGather_v and
+# ReduceScatter_v, even partitions), forced in turn, bf16, ranks 2, 4
 # and 8 in one process sharing GPU 0, ordinary and registered buffers, each
 # configuration checked bitwise before it is timed; fits T = a + b*K per
 # variant, finds the crossings, re-measures around them, and writes the
 # policy table that `collc --policy-table` bakes into a module.
 #
-#   scripts/gpu-calibrate.sh prepare   here (CPU): out/calibrate/ (the
-#                                      library for sm_90 compiled with the
+#   scripts/gpu-calibrate.sh prepare   here (CPU): out/calibrate/ (both
+#                                      specs for sm_90 compiled with the
 #                                      seed table, so that every program's
 #                                      band starts at 0; needs build/bin/collc
 #                                      with --policy-table) and .deps (JSON
@@ -58,10 +59,12 @@
 # in one 10-minute device call: LIMIT=200 for each run, LIMIT=240 for
 # check (each prints its estimate first and its time after).
 # Environment: prepare: COLLC (default build/bin/collc), LIBRARY (default
-# specs/collectives.coll), TABLE (default bench/collc-bench/seed-table.json);
-# run: RANKS (default 2,4,8), SIZES (bytes, comma-separated; default
-# collc-bench's: 8 B to 32 MiB by factor 4, 64 MiB and three odd sizes),
-# COLLECTIVES (default the four), LIMIT (seconds, default 470), MACHINE
+# "specs/collectives.coll specs/variable.coll"), TABLE (default
+# bench/collc-bench/seed-table.json); run: SPEC (the module of
+# out/calibrate to calibrate: collectives, the default, or variable), RANKS
+# (default 2,4,8), SIZES (bytes, comma-separated; default collc-bench's: 8 B
+# to 32 MiB by factor 4, 64 MiB and three odd sizes), COLLECTIVES (default
+# every collective of the module there is a choice for), LIMIT (seconds, default 470), MACHINE
 # (default the GPU's name in lower case, dashes for spaces: nvidia-h200),
 # GPUS (default 1: every rank on GPU 0; rank q on GPU q % GPUS: on two
 # GPUs `GPUS=2 RANKS=2` calibrates one rank per GPU, over NVLink).
@@ -78,7 +81,7 @@ export NVSHMEM_DISABLE_NVLS=1
 
 DIR=out/calibrate
 COLLC=${COLLC:-build/bin/collc}
-LIBRARY=${LIBRARY:-specs/collectives.coll}
+LIBRARY=${LIBRARY:-specs/collectives.coll specs/variable.coll}
 TABLE=${TABLE:-bench/collc-bench/seed-table.json}
 BENCH=bench/collc-bench/collc-bench
 # build_measurer, env_txt, machine_name.
@@ -99,15 +102,19 @@ prepare() {
   esac
   rm -rf "$DIR"
   mkdir -p "$DIR"
-  local start=$SECONDS
-  "$COLLC" "$LIBRARY" --emit=module --target=sm_90 --policy-table="$TABLE" \
-    -o "$DIR/collectives.collcmod" 2>"$DIR/collc.err" || {
-    echo "gpu-calibrate: $LIBRARY: $(head -5 "$DIR/collc.err")" >&2
-    exit 1
-  }
-  rm -f "$DIR/collc.err"
-  echo "compiled $LIBRARY for sm_90 with $TABLE in $((SECONDS - start)) s"
-  "$COLLC" --validate-module "$DIR/collectives.collcmod" || exit 1
+  local start spec name
+  for spec in $LIBRARY; do
+    name=$(basename "$spec" .coll)
+    start=$SECONDS
+    "$COLLC" "$spec" --emit=module --target=sm_90 --policy-table="$TABLE" \
+      -o "$DIR/$name.collcmod" 2>"$DIR/collc.err" || {
+      echo "gpu-calibrate: $spec: $(head -5 "$DIR/collc.err")" >&2
+      exit 1
+    }
+    rm -f "$DIR/collc.err"
+    echo "compiled $spec for sm_90 with $TABLE in $((SECONDS - start)) s"
+    "$COLLC" --validate-module "$DIR/$name.collcmod" || exit 1
+  done
   # The tree the module came from (the GPU machine's copy has no git).
   {
     echo "COLLC_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -118,12 +125,16 @@ prepare() {
   mkdir -p .deps/include
   rm -rf .deps/include/nlohmann
   cp -r /usr/include/nlohmann .deps/include/
-  # The plan and its estimate (no measurement).
-  python3 "$BENCH" --calibrate --dry-run --module "$DIR/collectives.collcmod" \
-    --measurer none --ranks "${RANKS:-2,4,8}" --out "$DIR/dry-run" \
-    ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} |
-    grep -E '^(sweep|WARNING)'
-  rm -rf "$DIR/dry-run"
+  # The plan and its estimate (no measurement), per module.
+  for spec in $LIBRARY; do
+    name=$(basename "$spec" .coll)
+    echo "$name:"
+    python3 "$BENCH" --calibrate --dry-run --module "$DIR/$name.collcmod" \
+      --measurer none --ranks "${RANKS:-2,4,8}" --out "$DIR/dry-run" \
+      ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} |
+      grep -E '^(sweep|WARNING)'
+    rm -rf "$DIR/dry-run"
+  done
   du -sh "$DIR" .deps
   echo "ready: carry [\"out/calibrate\", \".deps\"] and run scripts/gpu-calibrate.sh run on the GPU machine"
 }
@@ -184,8 +195,9 @@ run() {
   local limit=${LIMIT:-470} status budget start=$SECONDS
   build=${BUILD:-build-gpu/bandwidth}
   mkdir -p "$out" "$build"
-  [ -s "$DIR/collectives.collcmod" ] || {
-    echo "gpu-calibrate: no $DIR/collectives.collcmod: run 'scripts/gpu-calibrate.sh prepare' on the CPU machine and carry out/calibrate" >&2
+  local module=$DIR/${SPEC:-collectives}.collcmod
+  [ -s "$module" ] || {
+    echo "gpu-calibrate: no $module: run 'scripts/gpu-calibrate.sh prepare' on the CPU machine and carry out/calibrate" >&2
     exit 2
   }
   {
@@ -195,7 +207,7 @@ run() {
     else
       cat "$DIR/commit.txt"
     fi
-    echo "RANKS=${RANKS:-2,4,8} SIZES=${SIZES:-default} COLLECTIVES=${COLLECTIVES:-default} LIMIT=$limit"
+    echo "SPEC=${SPEC:-collectives} RANKS=${RANKS:-2,4,8} SIZES=${SIZES:-default} COLLECTIVES=${COLLECTIVES:-default} LIMIT=$limit"
   } >"$out/env.txt" 2>&1
   build_measurer "$out/build.log"
   budget=$((limit - (SECONDS - start) - 20))
@@ -204,7 +216,7 @@ run() {
     echo "gpu-calibrate: less than a minute left for the calibration (LIMIT=$limit)" >&2
     exit 2
   }
-  bench --calibrate "$DIR/collectives.collcmod" "$budget" "$out"
+  bench --calibrate "$module" "$budget" "$out"
   status=$?
   echo "gpu-calibrate: run $((SECONDS - start)) s in all (OUT=$out)"
   return $status

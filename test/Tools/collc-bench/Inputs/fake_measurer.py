@@ -14,10 +14,14 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
               one_shot:ll16   1.5  + 8e-5   K
               one_shot:flag   8    + 4e-6   K   (zero-copy: 6 + 2e-6 K)
 
-  all_gather_v, reduce_scatter_v, all_to_all_v (any module)
-                              3    + 1e-5   K   (K: the total S; records
-                                                 name --partitions, which
-                                                 the call must give)
+  all_gather_v v1             14    + 1e-5   K   (Inputs/variable-
+              one_shot:ll16   1.2  + 1e-4   K    module.json; K: the
+              one_shot:flag   9    + 4e-6   K    largest partition)
+                                     (zero-copy: 7 + 2e-6 K)
+  all_gather_v, reduce_scatter_v, all_to_all_v of a module without their
+  kernels (--run on Inputs/module.json)
+                              3    + 1e-5   K   (K: the total S)
+  Records of _v calls name --partitions, which the call must give.
 
 with K the key (the rank's input bytes); in place 1 us more (the _v
 collectives: out of place only, as the measurer). Rows whose
@@ -47,6 +51,13 @@ MODELS = {
         (8, 4e-6),
     ("all_gather", "collc_all_gather__one_shot_flag_zero_copy_bytes_n2"):
         (6, 2e-6),
+    ("all_gather_v", "collc_all_gather_v_bytes_n2"): (14, 1e-5),
+    ("all_gather_v", "collc_all_gather_v__one_shot_ll16_bytes_n2"):
+        (1.2, 1e-4),
+    ("all_gather_v", "collc_all_gather_v__one_shot_flag_chunked_bytes_n2"):
+        (9, 4e-6),
+    ("all_gather_v", "collc_all_gather_v__one_shot_flag_zero_copy_bytes_n2"):
+        (7, 2e-6),
 }
 
 
@@ -169,13 +180,16 @@ def main():
                     if size in seen:
                         continue
                     seen.add(size)
-                    key = size // n if coll == "all_gather" else size
+                    key = size // n if coll in ("all_gather",
+                                                "all_gather_v") else size
                     what = "[%s] %s%s n%d %d bytes" % (
                         label, coll, " in-place" if where == "in" else "", n,
                         size)
                     if nccl:
                         program, k, by = None, {"name": "nccl"}, "nccl"
-                    elif variable:
+                    elif variable and not any(
+                            k.get("collective") == coll
+                            for k in manifest.get("kernels", [])):
                         program, by = None, "bands"
                         k = {"name": "collc_%s_fake" % coll}
                     else:
@@ -197,7 +211,7 @@ def main():
                     passed += 1
                     if nccl:
                         a, b = (12 if buffers == "registered" else 15), 1e-5
-                    elif variable:
+                    elif (coll, k["name"]) not in MODELS:
                         a, b = 3, 1e-5
                     else:
                         a, b = MODELS[(coll, k["name"])]
