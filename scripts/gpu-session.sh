@@ -7,7 +7,8 @@
 #                                    and scripts/gpu-trace.sh prepare here)
 #
 # PART: suite[:PHASE,PHASE...] (scripts/gpu-suite.sh, default phases "build
-# single sanitizer"), trace, device-api, torch, bench (their scripts' `run`).
+# single sanitizer"), trace, device-api, torch, bench, calibrate, bandwidth
+# (their scripts' `run`; their environment, e.g. GPUS, passes through).
 # Each runs under `timeout PART_TIMEOUT` (seconds, default 300) with its
 # own OUT below a scratch folder; $OUT/results.tar.gz (default
 # build-gpu/session-out) holds them all, with session.log saying how each
@@ -21,7 +22,7 @@ export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export NVSHMEM_DISABLE_NVLS=1
 
 [ $# -gt 0 ] || {
-  echo "usage: scripts/gpu-session.sh PART... (suite[:PHASES] trace device-api torch bench)" >&2
+  echo "usage: scripts/gpu-session.sh PART... (suite[:PHASES] trace device-api torch bench calibrate bandwidth)" >&2
   exit 2
 }
 out=${OUT:-build-gpu/session-out}
@@ -36,7 +37,9 @@ for part in "$@"; do
     [ "$part" != "$name" ] && phases=${part#*:}
     cmd=(bash scripts/gpu-suite.sh ${phases//,/ })
     ;;
-  trace | device-api | torch | bench) cmd=(bash "scripts/gpu-$name.sh" run) ;;
+  trace | device-api | torch | bench | calibrate | bandwidth)
+    cmd=(bash "scripts/gpu-$name.sh" run)
+    ;;
   *)
     echo "gpu-session: unknown part '$part'" >&2
     exit 2
