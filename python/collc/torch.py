@@ -744,17 +744,18 @@ def _chained_schema(schema):
         schema[len("(Tensor input, "):-len("Tensor")] + "(Tensor, Tensor)"
 
 
-def _next_token(token):
-    # A new tensor, never the argument: an op's output may not alias its
-    # input unless its schema says so.
-    return torch.empty(0, dtype=_TOKEN_DTYPE, device=token.device)
+_TOKEN_DTYPE = torch.uint8
+
+
+def _new_token(device):
+    return torch.empty(0, dtype=_TOKEN_DTYPE, device=device)
 
 
 def _chain(impl):
-    return lambda t, token, *args: (impl(t, *args), _next_token(token))
-
-
-_TOKEN_DTYPE = torch.uint8
+    # The token returned is a new tensor, never the argument: an op's output
+    # may not alias its input unless its schema says so.
+    return lambda t, token, *args: (impl(t, *args),
+                                    _new_token(token.device))
 
 # The functional ops again, each taking and returning a token tensor: what
 # the entry points call while torch.compile traces (_compiled), so that
@@ -849,10 +850,6 @@ def _compiling():
 # runs them in program order and runs every one. Made per device when a
 # communicator is, so that compiled code finds it (no recompilation).
 _tokens = {}
-
-
-def _new_token(device):
-    return torch.empty(0, dtype=_TOKEN_DTYPE, device=device)
 
 
 def _token_for(device):

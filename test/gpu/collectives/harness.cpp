@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstddef>
 #include <chrono>
 #include <cmath>
 #include <cstdarg>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <sys/mman.h>
