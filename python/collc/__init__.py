@@ -495,7 +495,11 @@ class Comm:
                "collcCommSupports")
         if yes.value:
             return True, None
-        return False, library().collcGetLastError().decode()
+        # The refusal without the C entry point's name (it is a reason
+        # here, not an error of this call).
+        why = library().collcGetLastError().decode()
+        prefix = "collcCommSupports : "
+        return False, why[len(prefix):] if why.startswith(prefix) else why
 
     # Collectives (NCCL's conventions: counts in elements; docs/runtime.md).
 

@@ -160,6 +160,21 @@ def test_supports_checks_its_arguments():
         dead_comm().supports("all_reduce", BF16)
 
 
+def test_a_refusal_is_a_reason_without_the_entry_points_name(monkeypatch):
+    class Lib:
+        def collcCommSupports(self, handle, coll, dtype, op, yes):
+            return 0  # success, *supported left 0: refused
+
+        def collcGetLastError(self):
+            return (b"collcCommSupports : all_reduce: the module's all_reduce "
+                    b"reduces with sum, not max")
+
+    monkeypatch.setattr(collc, "library", lambda: Lib())
+    c = collc.Comm(ctypes.c_void_p(1), None)  # live as far as Python knows
+    assert c.supports("all_reduce", BF16, "max") == (
+        False, "all_reduce: the module's all_reduce reduces with sum, not max")
+
+
 def test_device_handle_checks_its_arguments():
     with pytest.raises(collc.InvalidUsage, match="destroyed or aborted"):
         dead_comm().device_handle()
