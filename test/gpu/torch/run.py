@@ -438,6 +438,27 @@ def _proc_main(rank, args, queue):
                 if error:
                     failures.append("torch.compile (inductor) call %d: %s" %
                                     (run + 1, error))
+        # What an inference server runs: Inductor with its CUDA graphs
+        # (mode="reduce-overhead": cudagraph trees record on an early call
+        # and replay after), three calls, each checked before the next
+        # overwrites the graph's outputs; a skipped graph is a failure.
+        from torch._dynamo.utils import counters
+        before = counters["inductor"]["cudagraph_skips"]
+        graphed = torch.compile(fn, mode="reduce-overhead")
+        for run in range(3):
+            out = graphed(xs)
+            for key, c in cs.items():
+                error = c.check(rank, out[key])
+                if error:
+                    failures.append("torch.compile (reduce-overhead) call "
+                                    "%d: %s" % (run + 1, error))
+        skipped = counters["inductor"]["cudagraph_skips"] - before
+        if skipped:
+            failures.append("rank %d: torch.compile (reduce-overhead) "
+                            "skipped its CUDA graphs %d times" % (rank,
+                                                                  skipped))
+        log("process rank %d: reduce-overhead (CUDA graphs): 3 calls, "
+            "cudagraph skips %d" % (rank, skipped))
         strict = ct.init(args.module, strict=True)
         try:
             ct.all_reduce(torch.ones(4, dtype=torch.int32, device="cuda"),
