@@ -75,7 +75,7 @@ SERIES = [
 ]
 FIXED = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 # The _v collectives, measured with Purlin's Zipf split (its equation 4:
-# bench/bandwidth/bandwidth.cpp, Parts::Zipf) of the total S bytes; NCCL,
+# bench/bandwidth/partitions.h) of the total S bytes; NCCL,
 # which has none, runs the grouped point-to-point calls that stand for them.
 VARIABLE = ["all_gather_v", "reduce_scatter_v", "all_to_all_v"]
 COLLECTIVES = FIXED + VARIABLE
@@ -413,15 +413,14 @@ def run(args, log_class):
     # split between the fixed and the _v collectives by their number.
     share = args.budget_s * (
         0.75 if "symm" in baselines and "all_reduce" in colls else 1)
-    for name, which, mod, extra in (
-            ("collc+nccl", fixed, module, []),
-            ("collc+nccl _v", variable, vmodule, ["--partitions=zipf"])):
+    for name, which, mod, suffix, extra in (
+            ("collc+nccl", fixed, module, "", []),
+            ("collc+nccl _v", variable, vmodule, "-v",
+             ["--partitions=zipf"])):
         if not which:
             continue
-        measured = os.path.join(out, "measurer%s.json" % (
-            "-v" if which is variable else ""))
-        rows_path = rows_file("rows%s.tsv" % ("-v" if which is variable
-                                               else ""), mod)
+        measured = os.path.join(out, "measurer%s.json" % suffix)
+        rows_path = rows_file("rows%s.tsv" % suffix, mod)
         cmd = shlex.split(args.measurer) + [
             rows_path, "--ranks=" + ",".join(map(str, ranks)),
             "--gpus=%d" % args.gpus, "--sizes=" + ",".join(map(str, sizes)),
