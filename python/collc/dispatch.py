@@ -82,7 +82,9 @@ class Dispatcher:
             raise FallbackRefused("collc: %s: %s (strict: no fallback)" %
                                   (name, why))
         self.last_reason = why  # what fallback_call may report
-        key = "%s: %s" % (name, why)
+        # "collective: reason", once (the runtime's refusals start with the
+        # collective's name already).
+        key = why if why.startswith(name + ": ") else "%s: %s" % (name, why)
         if key not in self.fallbacks:
             log.info("collc: %s falls back to torch.distributed: %s", name,
                      why)

@@ -60,6 +60,17 @@ def test_what_collc_cannot_serve_falls_back(kwargs, why):
     assert why in list(d.fallbacks)[0]
 
 
+def test_a_reason_naming_its_collective_is_not_prefixed_twice():
+    d = Dispatcher(FakeComm())
+    d._fall_back("all_reduce", "all_reduce: the module's all_reduce reduces "
+                 "with sum, not max", lambda: None)
+    d._fall_back("all_reduce", "collc has no element type int32",
+                 lambda: None)
+    assert sorted(d.fallbacks) == [
+        "all_reduce: collc has no element type int32",
+        "all_reduce: the module's all_reduce reduces with sum, not max"]
+
+
 def test_no_communicator_falls_back():
     d = Dispatcher(None)
     assert d.reason("all_reduce", "bfloat16") == \
