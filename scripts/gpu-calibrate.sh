@@ -114,6 +114,12 @@ prepare() {
     rm -f "$DIR/collc.err"
     echo "compiled $spec for sm_90 with $TABLE in $((SECONDS - start)) s"
     "$COLLC" --validate-module "$DIR/$name.collcmod" || exit 1
+    # The plan and its estimate (no measurement).
+    python3 "$BENCH" --calibrate --dry-run --module "$DIR/$name.collcmod" \
+      --measurer none --ranks "${RANKS:-2,4,8}" --out "$DIR/dry-run" \
+      ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} |
+      grep -E '^(sweep|WARNING)'
+    rm -rf "$DIR/dry-run"
   done
   # The tree the module came from (the GPU machine's copy has no git).
   {
@@ -125,16 +131,6 @@ prepare() {
   mkdir -p .deps/include
   rm -rf .deps/include/nlohmann
   cp -r /usr/include/nlohmann .deps/include/
-  # The plan and its estimate (no measurement), per module.
-  for spec in $LIBRARY; do
-    name=$(basename "$spec" .coll)
-    echo "$name:"
-    python3 "$BENCH" --calibrate --dry-run --module "$DIR/$name.collcmod" \
-      --measurer none --ranks "${RANKS:-2,4,8}" --out "$DIR/dry-run" \
-      ${SIZES:+--sizes "$SIZES"} ${COLLECTIVES:+--collectives "$COLLECTIVES"} |
-      grep -E '^(sweep|WARNING)'
-    rm -rf "$DIR/dry-run"
-  done
   du -sh "$DIR" .deps
   echo "ready: carry [\"out/calibrate\", \".deps\"] and run scripts/gpu-calibrate.sh run on the GPU machine"
 }

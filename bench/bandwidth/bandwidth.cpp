@@ -136,7 +136,6 @@
 #endif
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -237,6 +236,13 @@ const char *partsName(Parts p) {
                               : "zipf";
 }
 
+/// Partition q's weight of n (Even, Skewed, Zero: the split is in
+/// proportion; Zipf is partitions.h's).
+size_t partsWeight(Parts parts, int q, int n) {
+  return parts == Parts::Skewed ? (q % 2 == 0 ? 3 : 1)
+         : parts == Parts::Zero ? (q == n - 1 ? 0 : 1)
+                                : 1;
+}
 
 /// One call of a collective whose larger buffer per rank is about `bytes`.
 struct Shape {
@@ -305,18 +311,13 @@ Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
       for (size_t &e : s.counts)
         e /= 2; // bf16 elements
     } else {
-      std::vector<size_t> weight(n, 1);
-      for (int q = 0; q < n; ++q)
-        weight[q] = parts == Parts::Skewed ? (q % 2 == 0 ? 3 : 1)
-                    : parts == Parts::Zero ? (q == n - 1 ? 0 : 1)
-                                           : 1;
       size_t sum = 0;
-      for (size_t w : weight)
-        sum += w;
+      for (int q = 0; q < n; ++q)
+        sum += partsWeight(parts, q, n);
       const size_t unit = bytes / 2 / sum / 8 * 8;
       s.counts.resize(n);
       for (int q = 0; q < n; ++q)
-        s.counts[q] = weight[q] * unit;
+        s.counts[q] = partsWeight(parts, q, n) * unit;
     }
     s.displs.resize(n);
     for (int q = 0; q < n; ++q)
@@ -360,9 +361,7 @@ size_t snapBytes(const Coll &c, size_t bytes, int n, Parts parts) {
   if (c.variable) {
     size_t sum = 0;
     for (int q = 0; q < n; ++q)
-      sum += parts == Parts::Skewed ? (q % 2 == 0 ? 3 : 1)
-             : parts == Parts::Zero ? (q == n - 1 ? 0 : 1)
-                                    : 1;
+      sum += partsWeight(parts, q, n);
     unit = 16 * std::max<size_t>(1, sum);
   }
   return std::max<size_t>(1, (bytes + unit / 2) / unit) * unit;
@@ -1600,16 +1599,15 @@ int main(int argc, char **argv) {
       std::stringstream ss(v);
       std::string name;
       while (std::getline(ss, name, ',')) {
-        if (name != "even" && name != "skewed" && name != "zero" &&
-            name != "zipf") {
+        const size_t before = partsList.size();
+        for (Parts p : {Parts::Even, Parts::Skewed, Parts::Zero, Parts::Zipf})
+          if (name == partsName(p))
+            partsList.push_back(p);
+        if (partsList.size() == before) {
           std::printf("FATAL unknown partitions '%s' (even, skewed, zero, "
                       "zipf)\n", name.c_str());
           return 2;
         }
-        partsList.push_back(name == "even"     ? Parts::Even
-                            : name == "skewed" ? Parts::Skewed
-                            : name == "zero"   ? Parts::Zero
-                                               : Parts::Zipf);
       }
     } else if (const char *v = value("--placement=")) {
       placements.clear();
