@@ -23,8 +23,12 @@
 #                              two-shot LL16 program at 1 MiB)
 #   collc registered           the same with the buffers registered
 #                              (collcCommRegister): the zero-copy programs
-#                              in the same bands (the row above is the
-#                              ablation "zero-copy off")
+#                              in the same bands
+#   collc staged               the library, ordinary buffers staged
+#                              (COLLC_CLIQUE_DIRECT=0: what one process per
+#                              rank runs; the ablation "zero-copy off"); the
+#                              row collc reads them in place (direct
+#                              buffers of the one process)
 #   v1                         the same module, COLLC_FORCE_VARIANT=v1
 #   chunk N KiB                bench/bandwidth/collectives.coll (the four
 #                              collectives, bf16, 2 ranks) with
@@ -38,10 +42,12 @@
 #                              16-byte vector in flight per thread, not 8
 #                              (the Atom's register path off: the plain
 #                              copy loop's shape), compiled back
+# (the chunk, ctas and grain rows stage their buffers, as collc staged: they
+# vary the chunked programs)
 # and, in a second run of the bench (rows-v.tsv, --collectives of the _v
 # variants, even, skewed and zero-sized partitions), bench/bandwidth/
 # variable.coll (AllGather_v, ReduceScatter_v, AllToAll_v, bf16, 2 ranks)
-# in the rows collc, collc registered and v1.
+# in the rows collc, collc registered, collc staged and v1.
 # Outputs ($OUT, default build-gpu/bandwidth-out): bandwidth.json (one
 # record per measurement), bandwidth.log, bandwidth-v.json and
 # bandwidth-v.log (the _v run), table.md, env.txt, build.log.
@@ -154,29 +160,32 @@ prepare() {
     printf 'collc\t%s\t-\n' "$DIR/lib.collcmod"
     echo "# collc registered: buffers registered (collcCommRegister): the zero-copy programs"
     printf 'collc registered\t%s\t-\tregistered\n' "$DIR/lib.collcmod"
+    echo "# collc staged: ordinary buffers staged (COLLC_CLIQUE_DIRECT=0), as one process per rank runs them"
+    printf 'collc staged\t%s\t-\tstaged\n' "$DIR/lib.collcmod"
     printf 'v1\t%s\tv1\n' "$DIR/lib.collcmod"
     for c in $CHUNKS 128; do
       echo "$c"
     done | sort -n | while read -r c; do
       if [ "$c" = 128 ]; then
         echo "# chunk 128 KiB (default): $(chunked_of "$DIR/base.collcmod")"
-        printf 'chunk 128 KiB (default)\t%s\t-\n' "$DIR/base.collcmod"
+        printf 'chunk 128 KiB (default)\t%s\t-\tstaged\n' "$DIR/base.collcmod"
       else
         echo "# chunk $c KiB: $(chunked_of "$DIR/chunk$c.collcmod")"
-        printf 'chunk %s KiB\t%s\t-\n' "$c" "$DIR/chunk$c.collcmod"
+        printf 'chunk %s KiB\t%s\t-\tstaged\n' "$c" "$DIR/chunk$c.collcmod"
       fi
     done
     for c in $CTAS_SWEEP; do
       echo "# ctas $c: $(chunked_of "$DIR/ctas$c.collcmod")"
-      printf 'ctas %s\t%s\t-\n' "$c" "$DIR/ctas$c.collcmod"
+      printf 'ctas %s\t%s\t-\tstaged\n' "$c" "$DIR/ctas$c.collcmod"
     done
     echo "# grain 16: the chunked programs with one 16-byte vector in flight per thread"
-    printf 'grain 16 (1 vector)\t%s\t-\n' "$DIR/grain16.collcmod"
+    printf 'grain 16 (1 vector)\t%s\t-\tstaged\n' "$DIR/grain16.collcmod"
   } >"$rows"
   {
     echo "# label	module	COLLC_FORCE_VARIANT ('-': default routing)	buffers"
     printf 'collc\t%s\t-\n' "$DIR/var.collcmod"
     printf 'collc registered\t%s\t-\tregistered\n' "$DIR/var.collcmod"
+    printf 'collc staged\t%s\t-\tstaged\n' "$DIR/var.collcmod"
     printf 'v1\t%s\tv1\n' "$DIR/var.collcmod"
   } >"$DIR/rows-v.tsv"
   rm -f "$DIR"/*.err "$DIR"/*.mlir

@@ -7,9 +7,15 @@
 # phase runs two processes sharing it (correctness, stalled and killed
 # ranks; the processes take turns on the GPU, so no timing means anything).
 #
-#   scripts/gpu-suite.sh [PHASE...]     PHASE: build procs single sanitizer
-#                                       robust programs (default: the first
-#                                       four, in that order; robust: the
+#   scripts/gpu-suite.sh [PHASE...]     PHASE: build procs single staged
+#                                       sanitizer robust programs (default:
+#                                       the first five, in that order;
+#                                       staged: single mode with
+#                                       COLLC_CLIQUE_DIRECT=0, so that the
+#                                       clique stages ordinary buffers as
+#                                       one process per rank does (the
+#                                       correctness, graphs and zero_copy
+#                                       suites); robust: the
 #                                       robustness suite, single mode, ranks
 #                                       sharing the GPUs: needs
 #                                       robust.collcmod; programs: the SNAC
@@ -34,16 +40,18 @@
 # a copy of the sm_90 module relabelled sm_100.
 #
 # Outputs: $OUT (default build-gpu/out) gets at most 8 flat files:
-# summary.txt, env.txt, build.log, procs.log, single.log, sanitizer.log,
-# robust.log, programs.log.
+# summary.txt, env.txt, build.log, procs.log, single.log, staged.log,
+# sanitizer.log, robust.log, programs.log (at most 8 are returned: the
+# default phases write 7).
 # Phase results are also kept in build-gpu/results/, so PHASES run in
 # separate calls (each call is limited to 10 minutes) add up in the summary
 # of the last call: e.g. `scripts/gpu-suite.sh build procs`, then
 # `scripts/gpu-suite.sh single sanitizer` on the same (warm) machine.
 #
 # Environment: JOBS (default nproc), BUILD_DIR (default build-gpu),
-# PROCS_TIMEOUT / SINGLE_TIMEOUT / SANITIZER_TIMEOUT / ROBUST_TIMEOUT /
-# PROGRAMS_TIMEOUT (seconds, default 420 / 420 / 360 / 420 / 420),
+# PROCS_TIMEOUT / SINGLE_TIMEOUT / STAGED_TIMEOUT / SANITIZER_TIMEOUT /
+# ROBUST_TIMEOUT / PROGRAMS_TIMEOUT (seconds, default 420 / 420 / 420 /
+# 360 / 420 / 420),
 # PROGRAM_RANKS (default 2,3,5,8), PROGRAM_MODULES (the programs phase's
 # modules under out/modules, default "collectives programs-ll16
 # programs-sentinel programs-flag"),
@@ -68,12 +76,12 @@ TEST_ARGS=${TEST_ARGS:-}
 mkdir -p "$OUT" "$RESULTS"
 
 PHASES=("$@")
-[ ${#PHASES[@]} -eq 0 ] && PHASES=(build procs single sanitizer)
+[ ${#PHASES[@]} -eq 0 ] && PHASES=(build procs single staged sanitizer)
 for p in "${PHASES[@]}"; do
   case $p in
-  build | procs | single | sanitizer | robust | programs) ;;
+  build | procs | single | staged | sanitizer | robust | programs) ;;
   *)
-    echo "gpu-suite: unknown phase '$p' (build, procs, single, sanitizer, robust, programs)" >&2
+    echo "gpu-suite: unknown phase '$p' (build, procs, single, staged, sanitizer, robust, programs)" >&2
     exit 2
     ;;
   esac
@@ -191,7 +199,7 @@ if has build; then
     ninja -C '$BUILD_DIR' -j '$JOBS'"
 fi
 # The programs phase builds its own test; the others run collc_gpu_tests.
-if has procs || has single || has sanitizer || has robust; then
+if has procs || has single || has staged || has sanitizer || has robust; then
   [ -x "$BIN" ] || die "no $BIN: run the build phase first"
 fi
 
@@ -201,6 +209,12 @@ has procs && run_phase procs "${PROCS_TIMEOUT:-420}" \
   "$BIN" --mode=procs --modules="$MODULES" --watchdog=360 "${EXTRA[@]}"
 has single && run_phase single "${SINGLE_TIMEOUT:-420}" \
   "$BIN" --mode=single --modules="$MODULES" --watchdog=360 "${EXTRA[@]}"
+# The clique staging ordinary buffers (COLLC_CLIQUE_DIRECT=0): the chunked
+# programs in one process, as the single phase ran them before direct
+# buffers.
+has staged && run_phase staged "${STAGED_TIMEOUT:-420}" \
+  env COLLC_CLIQUE_DIRECT=0 "$BIN" --mode=single --modules="$MODULES" \
+  --suites=correctness,graphs,zero_copy --watchdog=360 "${EXTRA[@]}"
 # memcheck: one process, both GPUs, every collective at small sizes, a few
 # graph replays; generous bounds because instrumented kernels are slow.
 has sanitizer && run_phase sanitizer "${SANITIZER_TIMEOUT:-360}" \
@@ -271,8 +285,9 @@ fi
   echo "cuda: $(nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | head -1)"
   echo "phases:"
   overall=0
-  for phase in build procs single sanitizer robust programs; do
-    if { [ "$phase" = robust ] || [ "$phase" = programs ]; } &&
+  for phase in build procs single staged sanitizer robust programs; do
+    if { [ "$phase" = robust ] || [ "$phase" = programs ] ||
+      [ "$phase" = staged ]; } &&
       [ ! -f "$RESULTS/$phase.status" ] && ! has "$phase"; then
       continue # optional phase, not asked for
     fi
@@ -288,7 +303,7 @@ fi
       overall=1
     fi
   done
-  for phase in procs single robust programs; do
+  for phase in procs single staged robust programs; do
     if [ -f "$RESULTS/$phase.log" ]; then
       echo "--- $phase: groups"
       grep -E '^(\[rank 0\] )?(PASS|FAIL|SKIP) |^\[parent\]' "$RESULTS/$phase.log" | sed 's/^/  /'

@@ -140,6 +140,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -532,6 +533,12 @@ struct Routed {
 /// The kernels' target routedKernel reads (--target; the runtime's is the
 /// device's image).
 std::string target = "sm_90";
+
+/// Whether the row's communicators read ordinary buffers in place
+/// (COLLC_CLIQUE_DIRECT not 0 when they were created: the bench's ranks
+/// are one process, and its buffers cudaMalloc memory, which every rank's
+/// device reads).
+bool cliqueDirect = true;
 
 /// The variant the module's policy_table selects for a call of `key` bytes
 /// (as the runtime's pickProgram: a call with registered buffers reads the
@@ -1433,6 +1440,14 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
   } else {
     k = routedKernel(m, c.name, n, s.inputBytes, row.force, row.registered(),
                      s.noCommonSize);
+    // Direct buffers (launch.cpp routeCall): ordinary ones run the zero-copy
+    // program the registered choice names, where it names one.
+    if (!row.registered() && cliqueDirect) {
+      Routed d = routedKernel(m, c.name, n, s.inputBytes, row.force, true,
+                              s.noCommonSize);
+      if (d.name.find("_zero_copy") != std::string::npos)
+        k = d;
+    }
   }
   if (!r.nccl && strictForce && forcesProgram(row) && !k.program) {
     // The runtime would run v1 here: never recorded as the variant.
@@ -1519,7 +1534,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         "\"grid\": %d, \"threads\": %d, \"ctas_per_call\": %.2f, "
         "\"kernels_per_call\": %.2f, \"count\": %zu, \"calls_per_graph\": "
         "%d, \"machine\": \"%s\", \"date\": \"%s\", \"module\": \"%s\", "
-        "\"force\": \"%s\", \"buffers\": \"%s\", \"checked\": \"bitwise\", "
+        "\"force\": \"%s\", \"buffers\": \"%s\", \"direct\": %s, "
+        "\"checked\": \"bitwise\", "
         "\"traffic_model\": \"%s (bench/bandwidth/bandwidth.cpp)\", "
         "\"method\": \"%s, ranks in one process (%s), one "
         "stream each, graph of %d calls per rank, %d warm-up and %d timed "
@@ -1531,6 +1547,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         k.name.c_str(), k.by, target.c_str(), k.grid, k.threads, timed.ctas,
         timed.kernels, s.count, calls, machine.c_str(), date.c_str(),
         jsonEscape(row.module).c_str(), row.force.c_str(), buffers.c_str(),
+        !r.nccl && !row.registered() && cliqueDirect ? "true" : "false",
         r.nccl     ? "none: NCCL's own algorithms"
         : zeroCopy ? "zero-copy programs, read in place"
                    : "chunked programs with staging",
@@ -1694,6 +1711,12 @@ int main(int argc, char **argv) {
   // written so far is in the JSON file already.
   alarm(alarmSeconds);
 
+  // The environment's COLLC_CLIQUE_DIRECT, which rows other than "staged"
+  // run with (collc-bench --calibrate sets 0: its ordinary entries are
+  // staged buffers').
+  std::optional<std::string> cliqueDirectEnv;
+  if (const char *e = std::getenv("COLLC_CLIQUE_DIRECT"))
+    cliqueDirectEnv = e;
   std::vector<Row> rows;
   if (!collc::bench::readRows(argv[1], rows)) {
     std::printf("FATAL cannot read rows file %s\n", argv[1]);
@@ -1807,6 +1830,18 @@ int main(int argc, char **argv) {
       unsetenv("COLLC_FORCE_VARIANT");
     else
       setenv("COLLC_FORCE_VARIANT", row.force.c_str(), 1);
+    // A "staged" row: ordinary buffers staged, as one process per rank
+    // stages them; the others run with the environment the bench got.
+    if (row.buffers == "staged")
+      setenv("COLLC_CLIQUE_DIRECT", "0", 1);
+    else if (cliqueDirectEnv)
+      setenv("COLLC_CLIQUE_DIRECT", cliqueDirectEnv->c_str(), 1);
+    else
+      unsetenv("COLLC_CLIQUE_DIRECT");
+    {
+      const char *e = std::getenv("COLLC_CLIQUE_DIRECT");
+      cliqueDirect = !(e && std::strcmp(e, "0") == 0);
+    }
     for (long long nn : ranks) {
       const int n = (int)nn;
       if (havePlan && !planRowRanks.count({row.label, n}))

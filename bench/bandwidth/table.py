@@ -17,7 +17,11 @@ records of bench/bandwidth/bandwidth.cpp:
 3. registered against ordinary buffers (issue 11: ordinary within 10% of
    registered at 256 MiB), when the rows have --registered (default
    "collc registered", the library with registered buffers: the zero-copy
-   programs), which table 1 also lists.
+   programs), which table 1 also lists. The main row's ordinary buffers are
+   the bench's one process's: read in place (direct buffers) unless
+   COLLC_CLIQUE_DIRECT=0; the row --staged (default "collc staged", the
+   library with COLLC_CLIQUE_DIRECT=0: what one process per rank runs) is
+   a column of its own when the rows have it.
 
 4. with --variable=VJSON (the bench's _v run, its log beside it as .log):
    AllGather_v, ReduceScatter_v and AllToAll_v with even, skewed and
@@ -27,7 +31,7 @@ records of bench/bandwidth/bandwidth.cpp:
 
 usage: table.py ROWS JSON [LOG] [--main=collc] [--v1=v1] [--size=268435456]
                 [--ranks=2] [--registered="collc registered"]
-                [--variable=VJSON]
+                [--staged="collc staged"] [--variable=VJSON]
 LOG (the bench's output) gives the FAIL and SKIP lines: a configuration
 that failed its check shows FAIL, not a time.
 """
@@ -247,17 +251,28 @@ def main():
         print(f"\nOrdinary ({main_row}) against registered ({reg_row}) "
               f"buffers, {nranks} ranks, {fmt_size(at)} (issue 11: ordinary "
               "within 10% of registered):\n")
-        print("| collective | ordinary algbw GB/s | registered algbw GB/s | "
-              "ordinary / registered | within 10% |")
-        print("|---|---|---|---|---|")
+        staged_row = opts.get("staged", "collc staged")
+        staged = staged_row in labels
+        print("| collective | ordinary algbw GB/s (kernel) | registered algbw "
+              "GB/s | ordinary / registered | within 10% |" +
+              (f" staged ({staged_row}) GB/s | staged / registered |"
+               if staged else ""))
+        print("|---|---|---|---|---|" + ("---|---|" if staged else ""))
         for coll in COLLECTIVES:
             o = collc.get((main_row, coll, nranks, at))
             g = collc.get((reg_row, coll, nranks, at))
             if not o or not g:
                 continue
             q = o["algbw_gbs"] / g["algbw_gbs"]
-            print(f"| {coll} | {o['algbw_gbs']:.1f} | {g['algbw_gbs']:.1f} | "
-                  f"{q:.2f} | {'**met**' if q >= 0.9 else 'not met'} |")
+            line = (f"| {coll} | {o['algbw_gbs']:.1f} ({kernel_label(o)}) | "
+                    f"{g['algbw_gbs']:.1f} | {q:.2f} | "
+                    f"{'**met**' if q >= 0.9 else 'not met'} |")
+            if staged:
+                t = collc.get((staged_row, coll, nranks, at))
+                line += (f" {t['algbw_gbs']:.1f} | "
+                         f"{t['algbw_gbs'] / g['algbw_gbs']:.2f} |"
+                         if t else " - | - |")
+            print(line)
 
     # 2. Every row, every size.
     for n in sorted({k[2] for k in collc} | {k[2] for k in fails}):

@@ -7,7 +7,10 @@
 // One row per line, tab-separated: label, module file, the
 // COLLC_FORCE_VARIANT value ('-': none), and optionally the buffers
 // ("registered": the bench registers its buffers with collcCommRegister, so
-// that calls can run the zero-copy programs; absent or "ordinary": not);
+// that calls can run the zero-copy programs; absent or "ordinary": not, and
+// the ranks' one process reads them in place where a zero-copy program
+// serves (direct buffers) unless COLLC_CLIQUE_DIRECT=0; "staged": not, and
+// COLLC_CLIQUE_DIRECT=0 for the row, as one process per rank runs them);
 // empty lines and lines starting with '#' are skipped. Written by scripts/gpu-ablation.sh and
 // scripts/gpu-bandwidth.sh, read by bench/ablation and bench/bandwidth.
 //

@@ -176,8 +176,9 @@ collcResult_t setupRank(collcComm *comm, collcModule_t module, int nranks,
                       device, comm->capability);
   // Registered buffers (register.cpp): the table every call may read, and
   // the stream that updates it without waiting for the user's work.
-  COLLC_CHECK(allocZeroed(&comm->windowTable, (unsigned long long)kMaxWindows *
-                                                   nranks * sizeof(CUdeviceptr)));
+  COLLC_CHECK(allocZeroed(&comm->windowTable,
+                          (unsigned long long)(kMaxWindows + 1) * nranks *
+                              sizeof(CUdeviceptr)));
   CU_CHECK(cuStreamCreate(&comm->windowStream, CU_STREAM_NON_BLOCKING));
   COLLC_CHECK(deviceApiSetup(comm));
   comm->workspaces.reserve(kernels);
@@ -678,6 +679,8 @@ extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
   if (ndev < 1)
     return COLLC_FAIL(collcInvalidArgument, "ndev is %d, expected >= 1",
                       ndev);
+  bool direct = true;
+  COLLC_CHECK(cliqueDirectRequested(&direct));
   std::vector<collcComm *> made(ndev, nullptr);
   collcResult_t res = collcSuccess;
   for (int r = 0; r < ndev; ++r) {
@@ -760,6 +763,10 @@ extern "C" collcResult_t collcCommInitAll(collcComm_t *comms,
   clique->comms = made;
   for (int r = 0; r < ndev; ++r) {
     made[r]->clique = clique;
+    made[r]->cliqueDirect = direct;
+    made[r]->cliqueOneDevice =
+        std::all_of(devices, devices + ndev,
+                    [&](int d) { return d == devices[r]; });
     comms[r] = made[r];
   }
   return collcSuccess;

@@ -254,6 +254,57 @@ collcResult_t launchProgram(collcComm_t comm, Workspace *w,
 
 } // namespace
 
+Workspace *collc::routeCall(collcComm_t comm, const Route &route,
+                            long long key, const void *sendbuff,
+                            unsigned long long sendBytes, const void *recvbuff,
+                            unsigned long long recvBytes,
+                            collcWindowParams *win, unsigned *found) {
+  constexpr unsigned kIn = ProgramInfo::kRegisteredInput;
+  constexpr unsigned kOut = ProgramInfo::kRegisteredOutput;
+  *win = collcWindowParams{};
+  win->table = reinterpret_cast<const unsigned long long *>(comm->windowTable);
+  // Which buffers lie in registered windows (a zero-copy program reads them
+  // in place). Every rank must pick the same program, and an empty buffer
+  // (a rooted call's non-root input, an empty V partition) cannot say
+  // whether its peers registered theirs: it counts as registered when the
+  // call's other buffer is, so that a call with registered buffers on every
+  // rank, or with none, picks the same kernel everywhere.
+  *found = 0;
+  if (sendBytes > 0 && findWindow(comm, sendbuff, sendBytes, &win->input))
+    *found |= kIn;
+  if (recvBytes > 0 && findWindow(comm, recvbuff, recvBytes, &win->output))
+    *found |= kOut;
+  auto withEmpty = [&](unsigned bits) {
+    return bits == 0 ? 0u
+                     : bits | (sendBytes == 0 ? kIn : 0u) |
+                           (recvBytes == 0 ? kOut : 0u);
+  };
+  Workspace *program = pickProgram(route, key, withEmpty(*found));
+  if (!comm->cliqueDirect || withEmpty(*found) == (kIn | kOut))
+    return program;
+  // A clique's direct buffers (directReadable): those no window holds are
+  // published as their addresses, where that makes the call a zero-copy
+  // one (asked only then: a call in the latency bands costs nothing more).
+  // Every rank of a clique answers alike, so every rank switches alike.
+  Workspace *twin = pickProgram(route, key, kIn | kOut);
+  if (!twin || !twin->kernel->program.registered ||
+      twin->kernel->program.multicast)
+    return program;
+  const bool in = sendBytes == 0 || (*found & kIn) ||
+                  directReadable(comm, sendbuff, sendBytes);
+  const bool out = recvBytes == 0 || (*found & kOut) ||
+                   directReadable(comm, recvbuff, recvBytes);
+  if (!in || !out)
+    return program;
+  const unsigned long long direct = (unsigned long long)kDirectWindow
+                                    << kWindowShift;
+  if (sendBytes > 0 && !(*found & kIn))
+    win->input = direct | reinterpret_cast<uintptr_t>(sendbuff);
+  if (recvBytes > 0 && !(*found & kOut))
+    win->output = direct | reinterpret_cast<uintptr_t>(recvbuff);
+  return twin;
+}
+
 long long collc::selectionBytes(const CollectiveInfo &c,
                                 const long long *sizes, int n, int r,
                                 int eb) {
@@ -353,28 +404,13 @@ collcResult_t launchSized(collcComm_t comm, const CollectiveInfo *c,
                        collcNumTypes +
                    datatype];
   const long long key = selectionBytes(*c, sizes.data(), n, r, eb);
-  // Which buffers lie in registered windows (a zero-copy program reads them
-  // in place). Every rank must pick the same program, and an empty buffer
-  // (a rooted call's non-root input, an empty V partition) cannot say
-  // whether its peers registered theirs: it counts as registered when the
-  // call's other buffer is, so that a call with registered buffers on every
-  // rank, or with none, picks the same kernel everywhere.
   collcWindowParams win{};
-  win.table = reinterpret_cast<const unsigned long long *>(comm->windowTable);
   unsigned found = 0;
-  if (sendElems > 0 &&
-      findWindow(comm, sendbuff, (unsigned long long)(sendElems * eb),
-                 &win.input))
-    found |= ProgramInfo::kRegisteredInput;
-  if (recvElems > 0 &&
-      findWindow(comm, recvbuff, (unsigned long long)(recvElems * eb),
-                 &win.output))
-    found |= ProgramInfo::kRegisteredOutput;
-  const unsigned registered =
-      found == 0 ? 0u
-                 : found | (sendElems == 0 ? ProgramInfo::kRegisteredInput : 0u) |
-                       (recvElems == 0 ? ProgramInfo::kRegisteredOutput : 0u);
-  if (Workspace *program = pickProgram(route, key, registered)) {
+  Workspace *program =
+      routeCall(comm, route, key, sendbuff,
+                (unsigned long long)(sendElems * eb), recvbuff,
+                (unsigned long long)(recvElems * eb), &win, &found);
+  if (program) {
     // The size vector by value: this rank's row and column of the
     // program's size matrix (vocab::programSize: a packed program input
     // of a scattered collective, the one-shot AllReduce, reads each rank's

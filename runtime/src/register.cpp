@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -649,6 +650,42 @@ void releaseGraphHold(void *p) {
 //===----------------------------------------------------------------------===//
 // The launch path's side
 //===----------------------------------------------------------------------===//
+
+collcResult_t collc::cliqueDirectRequested(bool *on) {
+  const char *env = std::getenv("COLLC_CLIQUE_DIRECT");
+  *on = true;
+  if (!env || !*env || std::strcmp(env, "1") == 0)
+    return collcSuccess;
+  if (std::strcmp(env, "0") == 0) {
+    *on = false;
+    return collcSuccess;
+  }
+  return COLLC_FAIL(collcInvalidArgument,
+                    "COLLC_CLIQUE_DIRECT is '%s'; expected 1 (read ordinary "
+                    "buffers in place where every rank's device can, the "
+                    "default) or 0 (stage them, as one process per rank "
+                    "does)",
+                    env);
+}
+
+bool collc::directReadable(collcComm_t comm, const void *ptr,
+                           unsigned long long bytes) {
+  const CUdeviceptr p = reinterpret_cast<CUdeviceptr>(ptr);
+  constexpr unsigned long long kAddressable = 1ull << kWindowShift;
+  if (!comm->cliqueDirect || p >= kAddressable || bytes > kAddressable - p)
+    return false;
+  if (comm->cliqueOneDevice)
+    return true; // checkBuffer: memory of this device, which every rank is on
+  int legacy = 0, managed = 0;
+  return drv::pfn_cuPointerGetAttribute(
+             &legacy, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, p) ==
+             CUDA_SUCCESS &&
+         legacy &&
+         drv::pfn_cuPointerGetAttribute(&managed,
+                                        CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                        p) == CUDA_SUCCESS &&
+         !managed;
+}
 
 bool collc::findWindow(collcComm_t comm, const void *ptr,
                        unsigned long long bytes, unsigned long long *where) {

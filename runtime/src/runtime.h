@@ -174,6 +174,10 @@ static_assert(kMaxWindows == 64, "the window table's rows (abi.h)");
 /// A registered pointer as the launch path passes it to the device:
 /// (slot << kWindowShift) | (ptr - the rank's registered buff).
 constexpr int kWindowShift = COLLC_WINDOW_SHIFT;
+/// The window table's last row, all 0: a where word in it is an address
+/// (abi.h COLLC_DIRECT_WINDOW), for a clique's direct buffers.
+constexpr int kDirectWindow = COLLC_DIRECT_WINDOW;
+static_assert(kDirectWindow == kMaxWindows, "the row after the windows");
 
 /// The graphs still holding a window: one CUDA user object per (window,
 /// captured graph) owns a reference to it and decrements `live` from its
@@ -236,6 +240,36 @@ struct PeerMapping {
 /// (registered by every rank); *where = (slot << kWindowShift) | (ptr -
 /// this rank's registered buff). A linear scan over the live windows: no
 /// allocation, no driver call (the launch path calls it on every call).
+/// The program a call runs (nullptr: the v1 kernel, or none serves it) and
+/// the zero-copy parameters it is launched with: `found` the buffers that
+/// lie in registered windows (kRegisteredInput, kRegisteredOutput; their
+/// uses are noted, noteWindowUse), `win` where each buffer a zero-copy
+/// program publishes is (a window's slot and offset, or a clique's direct
+/// buffer, directReadable). collcLaunch's choice, for the GPU suite's white
+/// box checks too.
+COLLC_API Workspace *routeCall(collcComm_t comm, const Route &route,
+                               long long key, const void *sendbuff,
+                               unsigned long long sendBytes,
+                               const void *recvbuff,
+                               unsigned long long recvBytes,
+                               collcWindowParams *win, unsigned *found);
+
+/// COLLC_CLIQUE_DIRECT: unset, empty or 1 -> true (the default), 0 ->
+/// false, anything else refused (collcCommInitAll).
+COLLC_API collcResult_t cliqueDirectRequested(bool *on);
+
+/// Whether `bytes` at `ptr` (a buffer checkBuffer accepted) may be read in
+/// place by every rank of this communicator's clique without registration:
+/// comm->cliqueDirect, an address the where word can carry, and memory
+/// every rank's device reads (this device's, when the clique has one;
+/// cudaMalloc memory, to which collcCommInitAll enabled peer access, when
+/// it has several; not pool, VMM or managed memory, whose access is the
+/// allocator's). Every rank must answer alike for a call, or the ranks run
+/// different programs: true on one device; across devices, as long as the
+/// ranks' buffers come from one kind of allocator.
+COLLC_API bool directReadable(collcComm_t comm, const void *ptr,
+                              unsigned long long bytes);
+
 COLLC_API bool findWindow(collcComm_t comm, const void *ptr,
                           unsigned long long bytes, unsigned long long *where);
 
@@ -376,10 +410,17 @@ struct collcComm {
   /// Never true in this build: it creates no multicast object
   /// (multimem.cpp), and an opted-in communicator is refused instead.
   bool multicastBound = false;
-  /// Registered buffers: kMaxWindows x nranks device addresses, row s every
-  /// rank's buff of the window in slot s as this rank maps it, 0 where no
-  /// window (allocated zeroed at setup).
+  /// Registered buffers: (kMaxWindows + 1) x nranks device addresses, row s
+  /// every rank's buff of the window in slot s as this rank maps it, 0 where
+  /// no window (allocated zeroed at setup); row kDirectWindow stays 0.
   CUdeviceptr windowTable = 0;
+  /// One process driving every rank (collcCommInitAll) and
+  /// COLLC_CLIQUE_DIRECT not 0: ordinary buffers that every rank's device
+  /// can read are read in place, as registered ones (directReadable).
+  bool cliqueDirect = false;
+  /// Every rank of the clique on this rank's device: any device memory of
+  /// it is readable by all.
+  bool cliqueOneDevice = false;
   /// A non-blocking stream of this rank for table uploads, so that they
   /// never wait behind the user's work on blocking streams.
   CUstream windowStream = nullptr;

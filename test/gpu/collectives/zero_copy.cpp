@@ -42,12 +42,18 @@
 ///    right); once graph and execution are destroyed it succeeds (polled,
 ///    bounded: the user object's destructor may run late);
 ///  - after deregistration, the same (now unregistered) buffers: the route
-///    picks the chunked program and the calls are right.
+///    picks the chunked program for them, and the launch (collc::routeCall)
+///    runs it where one process runs each rank (procs mode) or
+///    COLLC_CLIQUE_DIRECT=0; in single mode, a clique, it runs the
+///    zero-copy program with the buffers published as their addresses
+///    (direct buffers: the window table's last row, every entry 0); either
+///    way the calls are right.
 ///
 /// Calls with some buffers registered and others not (mixed registration)
-/// are not tested: the ranks would pick different programs and time out,
-/// by design. In single mode it runs on the world's devices and again with
-/// 2 and 4 ranks sharing GPU 0; in procs mode on the world's ranks.
+/// are not tested: one process per rank, the ranks would pick different
+/// programs and time out, by design. In single mode it runs on the world's
+/// devices and again with 2 and 4 ranks sharing GPU 0; in procs mode on the
+/// world's ranks.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -526,6 +532,11 @@ struct Choice {
   unsigned found = 0, registered = 0;
   const collc::KernelInfo *picked = nullptr, *unregistered = nullptr;
   long long key = 0;
+  /// What the launch runs (collc::routeCall: a clique reads unregistered
+  /// buffers in place, its direct buffers) and the where words it passes.
+  const collc::KernelInfo *launched = nullptr;
+  collcWindowParams win{};
+  unsigned launchFound = 0;
 };
 
 Choice choose(Ranks &r, const CallState &s, size_t l) {
@@ -578,6 +589,10 @@ Choice choose(Ranks &r, const CallState &s, size_t l) {
   if (collc::Workspace *w =
           collc::pickProgram(route, ch.key, 0))
     ch.unregistered = w->kernel;
+  if (collc::Workspace *w = collc::routeCall(
+          comm, route, ch.key, sendOf(s, l), ie * eb, recvOf(s, l), oe * eb,
+          &ch.win, &ch.launchFound))
+    ch.launched = w->kernel;
   return ch;
 }
 
@@ -636,6 +651,41 @@ bool checkRoutes(Ranks &r, const std::vector<CallState> &calls, bool registered,
       if (!registered && ch.picked != ch.unregistered) {
         *why = who + "picks " + kernelName(ch.picked) +
                " after deregistration, expected " + kernelName(ch.unregistered);
+        return false;
+      }
+      // What the launch runs: the registered choice; without windows, in a
+      // clique that reads ordinary buffers in place (COLLC_CLIQUE_DIRECT
+      // not 0, ranks on one device here or cudaMalloc buffers), the same
+      // zero-copy program with every non-empty buffer published as its
+      // address; else the chunked program.
+      const bool direct = !registered && commsOf(r, c)[l]->cliqueDirect;
+      if (ch.launchFound != ch.found) {
+        *why = who + "routeCall finds the buffers " +
+               std::to_string(ch.launchFound) + ", findWindow " +
+               std::to_string(ch.found);
+        return false;
+      }
+      if (direct) {
+        const unsigned long long row = (unsigned long long)collc::kDirectWindow
+                                       << collc::kWindowShift;
+        const size_t ie = inElems(c, r.nranks, rk),
+                     oe = outElems(c, r.nranks, rk);
+        if (!contains(ch.launched, "_zero_copy") ||
+            (ie > 0 && ch.win.input !=
+                           (row | reinterpret_cast<uintptr_t>(sendOf(s, l)))) ||
+            (oe > 0 && ch.win.output !=
+                           (row | reinterpret_cast<uintptr_t>(recvOf(s, l))))) {
+          *why = who + "a clique's unregistered buffers launch " +
+                 kernelName(ch.launched) +
+                 ", expected a _zero_copy program reading them in place "
+                 "(where words " +
+                 std::to_string(ch.win.input) + ", " +
+                 std::to_string(ch.win.output) + ")";
+          return false;
+        }
+      } else if (ch.launched != k) {
+        *why = who + "the launch runs " + kernelName(ch.launched) +
+               ", expected " + kernelName(k);
         return false;
       }
     }

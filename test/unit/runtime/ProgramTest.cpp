@@ -701,6 +701,116 @@ TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
 // A copy's kernel moves bytes (element "bytes", 1 byte) and serves the types
 // it lists: routed for each of them and for no other; the reader refuses a
 // served name that is no type and an element that does not divide one.
+TEST(ZeroCopyTest, ACliquesOrdinaryBuffersAreReadInPlace) {
+  // One process driving every rank (collcCommInitAll): a call above the
+  // latency bands whose buffers no window holds runs the zero-copy twin,
+  // each buffer published as its address (the direct row of the window
+  // table), unless COLLC_CLIQUE_DIRECT=0 (cliqueDirect false).
+  ProgramEntry zc, chunked;
+  twoShotTwins(zc, chunked);
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}), &m),
+            collcSuccess)
+      << lastError();
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    collc::test::routeOf(comm, "", 0); // builds the routes
+    const collc::Route &route = comm.routes[collcFloat32];
+    const unsigned long long send = 0x10000000ull, recv = 0x20000000ull;
+    const unsigned long long direct = (unsigned long long)collc::kDirectWindow
+                                      << collc::kWindowShift;
+    const long long big = 1ll << 28;
+    collcWindowParams win{};
+    unsigned found = 7;
+    auto route_ = [&](long long key, unsigned long long s,
+                      unsigned long long sBytes, unsigned long long r,
+                      unsigned long long rBytes) {
+      collc::Workspace *w = collc::routeCall(&comm, route, key, (void *)s,
+                                             sBytes, (void *)r, rBytes, &win,
+                                             &found);
+      return w ? w->kernel->name : std::string("v1");
+    };
+    // One process per rank (no clique): staged.
+    EXPECT_EQ(route_(big, send, big, recv, big), chunked.name);
+    EXPECT_EQ(found, 0u);
+    EXPECT_EQ(win.input, 0ull);
+    EXPECT_EQ(win.output, 0ull);
+    // A clique on one device: the twin, both buffers direct.
+    comm.clique = std::make_shared<collc::Clique>();
+    comm.clique->devices.assign(2, 0);
+    comm.cliqueDirect = true;
+    comm.cliqueOneDevice = true;
+    EXPECT_EQ(route_(big, send, big, recv, big), zc.name);
+    EXPECT_EQ(found, 0u); // no window: no use to note
+    EXPECT_EQ(win.input, direct | send);
+    EXPECT_EQ(win.output, direct | recv);
+    EXPECT_EQ(win.input >> collc::kWindowShift, (unsigned long long)COLLC_MAX_WINDOWS);
+    // In place: one address for both.
+    EXPECT_EQ(route_(big, send, big, send, big), zc.name);
+    EXPECT_EQ(win.output, direct | send);
+    // A registered input keeps its window; the output goes direct.
+    collc::test::fakeWindow(comm, 3, send, big, true);
+    EXPECT_EQ(route_(big, send, big, recv, big), zc.name);
+    EXPECT_EQ(found, collc::ProgramInfo::kRegisteredInput);
+    EXPECT_EQ(win.input, 3ull << collc::kWindowShift);
+    EXPECT_EQ(win.output, direct | recv);
+    // In the latency bands nothing changes (v1 here: no program serves).
+    EXPECT_EQ(route_(1024, recv, 1024, recv + 4096, 1024), "v1");
+    EXPECT_EQ(win.input, 0ull);
+    // An address the where word cannot carry: staged.
+    const unsigned long long high = 1ull << collc::kWindowShift;
+    EXPECT_EQ(route_(big, high, big, recv, big), chunked.name);
+    EXPECT_EQ(win.input, 0ull);
+    EXPECT_EQ(win.output, 0ull);
+    EXPECT_FALSE(collc::directReadable(&comm, (void *)(high - 16), 32));
+    EXPECT_TRUE(collc::directReadable(&comm, (void *)(high - 32), 32));
+    // COLLC_CLIQUE_DIRECT=0: staged again.
+    comm.cliqueDirect = false;
+    EXPECT_EQ(route_(big, recv, big, recv + big, big), chunked.name);
+    EXPECT_FALSE(collc::directReadable(&comm, (void *)recv, 32));
+    for (collcWindow *w : comm.windows)
+      delete w;
+  }
+  collcModuleDestroy(m);
+}
+
+TEST(ZeroCopyTest, CliqueDirectIsOneOrZero) {
+  struct Env {
+    explicit Env(const char *value) {
+      if (value)
+        setenv("COLLC_CLIQUE_DIRECT", value, 1);
+      else
+        unsetenv("COLLC_CLIQUE_DIRECT");
+    }
+    ~Env() { unsetenv("COLLC_CLIQUE_DIRECT"); }
+  };
+  bool on = false;
+  {
+    Env e(nullptr);
+    EXPECT_EQ(collc::cliqueDirectRequested(&on), collcSuccess);
+    EXPECT_TRUE(on);
+  }
+  {
+    Env e("0");
+    EXPECT_EQ(collc::cliqueDirectRequested(&on), collcSuccess);
+    EXPECT_FALSE(on);
+  }
+  {
+    Env e("1");
+    EXPECT_EQ(collc::cliqueDirectRequested(&on), collcSuccess);
+    EXPECT_TRUE(on);
+  }
+  {
+    Env e("yes");
+    EXPECT_EQ(collc::cliqueDirectRequested(&on), collcInvalidArgument);
+    EXPECT_TRUE(contains(lastError(), "COLLC_CLIQUE_DIRECT is 'yes'; expected "
+                                      "1"))
+        << lastError();
+  }
+}
+
 TEST(BytesKernelTest, ACopysKernelServesTheTypesItLists) {
   ProgramEntry bytes;
   bytes.name = "collc_all_reduce__one_shot_ll16_bytes_n2";

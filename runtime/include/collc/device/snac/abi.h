@@ -309,10 +309,17 @@ COLLC_ABI_FN unsigned long long collcRxInPlacePayloadBytes(int ctas) {
 #define COLLC_WINDOW_SHIFT 48
 /// Windows a communicator holds at once (rows of its window table).
 #define COLLC_MAX_WINDOWS 64
+/// The row after the windows: every rank's entry 0, so that a where word
+/// naming it carries an address, not an offset. One process driving every
+/// rank (collcCommInitAll) has one address space: a buffer every rank's
+/// device can read is published as itself ("direct" buffers, docs/runtime.md
+/// "Registered buffers").
+#define COLLC_DIRECT_WINDOW COLLC_MAX_WINDOWS
 
 /// The third kernel parameter of a zero-copy program: the communicator's
-/// window table (COLLC_MAX_WINDOWS x worldSize device addresses: row s holds
-/// every rank's start of window s as this rank maps it, 0 where none), and
+/// window table ((COLLC_MAX_WINDOWS + 1) x worldSize device addresses: row s
+/// holds every rank's start of window s as this rank maps it, 0 where none;
+/// row COLLC_DIRECT_WINDOW is all 0), and
 /// where this call's input and output are (slot << COLLC_WINDOW_SHIFT |
 /// offset; 0 for a buffer the program does not publish).
 typedef struct collcWindowParams {
