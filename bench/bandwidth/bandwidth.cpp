@@ -1468,6 +1468,13 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
     return false;
   }
   ++passed;
+  if (n == 1 && inPlace) {
+    // One rank in place: the output is the input, nothing moves (NCCL
+    // returns at once); a time would be the launch's, not a collective's.
+    std::printf("SKIP %s (one rank in place moves nothing)\n", what);
+    ++skipped;
+    return true;
+  }
   int calls = (int)std::max<long long>(
       1, std::min<long long>(kMaxCalls, callsBytes / (long long)s.bytes));
   const Timed timed = timeAdaptive(
