@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The Atom's per-CTA throughput (bench/atom/atom_throughput.cu, issue 11):
 # copy and reduce per datapath against a plain vectorized copy with the same
-# CTAs, one GPU, local memory. Run on the GPU machine (needs CUDA and CMake
-# only, nothing carried):
+# CTAs, the kernels on GPU 0: local memory by default; with two GPUs,
+# --src-device=1 (reading the peer's memory over NVLink) or --dst-device=1
+# (writing it). Run on the GPU machine (needs CUDA and CMake only, nothing
+# carried):
 #   scripts/gpu-atom-bench.sh [atom_throughput arguments]
 # Writes $OUT (default build-gpu/atom-out): atom.json (one record per
 # measurement), atom.log, env.txt.

@@ -7,11 +7,15 @@
 // How many bytes per second one CTA of the Atom's copy and reduce moves, per
 // datapath (issue 11: what a channel of the bandwidth regime can count on),
 // against a plain vectorized device-to-device copy with the same number of
-// CTAs, measured in the same run on one GPU (local memory; a peer's memory
-// needs two GPUs):
+// CTAs, measured in the same run. The kernels run on GPU 0; the sources
+// live on --src-device and the output on --dst-device (default 0: local
+// memory; 1 on a machine with two GPUs linked by NVLink: a CTA reading its
+// peer's memory, as a zero-copy consumer does, or writing into it, as a
+// push does; peer access is enabled from GPU 0 first):
 //  - copy: `plain` (16-byte grid-stride loop), `register` (dev::copy with no
 //    shared memory: common/copy.cuh), `cp.async` (dev::copy with its 32 KiB
-//    workspace: sm80/copy_sm80.cuh), and cudaMemcpyAsync (every SM) once;
+//    workspace: sm80/copy_sm80.cuh), and cudaMemcpyPeerAsync (every SM,
+//    the driver's copy engines or kernels) once;
 //  - reduce (bf16, sum, 2 / 4 / 8 sources): `register` (dev::reduce with no
 //    shared memory: common/reduce.cuh) and `cp.async` (sm80/reduce_sm80.cuh).
 // Each CTA takes one contiguous slice (the v1 schedules' chunk-per-CTA
@@ -22,8 +26,8 @@
 // (enough for about 0.2 s, at least 3), after 2 warm-up launches.
 // Traffic = bytes read + bytes written; GB/s = 1e9 bytes per second.
 //
-// usage: atom_throughput [--bytes=N] [--ctas=1,2,...] [--json=FILE
-//          --machine=M --date=D]
+// usage: atom_throughput [--bytes=N] [--ctas=1,2,...] [--src-device=D]
+//          [--dst-device=D] [--json=FILE --machine=M --date=D]
 // Last line: "N passed, M failed".
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +108,21 @@ __global__ void __launch_bounds__(kThreads)
 int passed = 0, failed = 0;
 std::string machine = "unknown", date = "unknown";
 FILE *json = nullptr;
+/// Where the sources and the output live (the kernels run on GPU 0).
+int srcDevice = 0, dstDevice = 0;
+
+/// "local", "peer read (sources on GPU 1)", ...: the records' placement.
+std::string placement() {
+  if (srcDevice == 0 && dstDevice == 0)
+    return "local";
+  std::string p = "peer";
+  if (srcDevice != 0)
+    p += " read (sources on GPU " + std::to_string(srcDevice) + ")";
+  if (dstDevice != 0)
+    p += std::string(srcDevice != 0 ? "," : "") + " write (output on GPU " +
+         std::to_string(dstDevice) + ")";
+  return p;
+}
 
 void check(bool ok, const std::string &what) {
   ok ? ++passed : ++failed;
@@ -165,8 +184,10 @@ void record(const char *op, const char *path, int nsrc, int ctas, size_t bytes,
                  "\"variant\": \"%s nsrc=%d ctas=%d\", \"us\": %.3f, "
                  "\"algbw_gbs\": %.3f, \"traffic_gbs\": %.3f, "
                  "\"per_cta_gbs\": %.3f, \"ctas\": %d, \"sources\": %d, "
-                 "\"machine\": \"%s\", \"date\": \"%s\", \"method\": \"one "
-                 "GPU, local memory, 512 threads per CTA, a contiguous slice "
+                 "\"placement\": \"%s\", "
+                 "\"machine\": \"%s\", \"date\": \"%s\", \"method\": \"kernels "
+                 "on GPU 0, sources on GPU %d, output on GPU %d, 512 threads "
+                 "per CTA, a contiguous slice "
                  "per CTA, CUDA events around repeated launches (about 0.2 "
                  "s) after 2 warm-up launches; traffic = bytes read + "
                  "written\"}\n",
@@ -176,7 +197,8 @@ void record(const char *op, const char *path, int nsrc, int ctas, size_t bytes,
                      ? "cuda"
                      : "collc-atom",
                  path, nsrc, ctas, us, bytes / (ms * 1e-3) / 1e9, gbs,
-                 gbs / ctas, ctas, nsrc, machine.c_str(), date.c_str());
+                 gbs / ctas, ctas, nsrc, placement().c_str(), machine.c_str(),
+                 date.c_str(), srcDevice, dstDevice);
 }
 
 } // namespace
@@ -197,6 +219,10 @@ int main(int argc, char **argv) {
         ctaCounts.push_back(std::atoi(a.substr(at, comma - at).c_str()));
         at = comma + 1;
       }
+    } else if (a.rfind("--src-device=", 0) == 0) {
+      srcDevice = std::atoi(a.c_str() + 13);
+    } else if (a.rfind("--dst-device=", 0) == 0) {
+      dstDevice = std::atoi(a.c_str() + 13);
     } else if (a.rfind("--json=", 0) == 0) {
       json = std::fopen(a.c_str() + 7, "w");
     } else if (a.rfind("--machine=", 0) == 0) {
@@ -205,10 +231,36 @@ int main(int argc, char **argv) {
       date = a.substr(7);
     } else {
       std::printf("usage: atom_throughput [--bytes=N] [--ctas=1,2,...] "
+                  "[--src-device=D] [--dst-device=D] "
                   "[--json=FILE --machine=M --date=D]\n");
       return 2;
     }
   }
+  int devices = 0;
+  CUDA(cudaGetDeviceCount(&devices));
+  for (int d : {srcDevice, dstDevice}) {
+    if (d < 0 || d >= devices) {
+      std::printf("FATAL device %d: this machine has %d GPU(s) (0 to %d)\n", d,
+                  devices, devices - 1);
+      return 2;
+    }
+    if (d == 0)
+      continue;
+    int can = 0;
+    CUDA(cudaDeviceCanAccessPeer(&can, 0, d));
+    if (!can) {
+      std::printf("FATAL GPU 0 cannot access GPU %d's memory (no peer "
+                  "access between them)\n",
+                  d);
+      return 2;
+    }
+    CUDA(cudaSetDevice(0));
+    const cudaError_t e = cudaDeviceEnablePeerAccess(d, 0);
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+      CUDA(e);
+    (void)cudaGetLastError(); // clears "already enabled"
+  }
+  CUDA(cudaSetDevice(0));
   const size_t elems = bytes / 2;
   std::mt19937_64 rng(11);
 
@@ -221,18 +273,29 @@ int main(int argc, char **argv) {
       x = static_cast<uint16_t>(((rng() & 1) << 15) |
                                 ((119 + rng() % 16) << 7) | (rng() & 0x7F));
     __nv_bfloat16 *d = nullptr;
+    CUDA(cudaSetDevice(srcDevice));
     CUDA(cudaMalloc(&d, bytes));
-    CUDA(cudaMemcpy(d, host[p].data(), bytes, cudaMemcpyHostToDevice));
+    CUDA(cudaMemcpy(d, host[p].data(), bytes, cudaMemcpyDefault));
     srcs.p[p] = d;
   }
   char *out = nullptr;
+  CUDA(cudaSetDevice(dstDevice));
   CUDA(cudaMalloc(&out, bytes));
+  CUDA(cudaSetDevice(0));
   const char *in = reinterpret_cast<const char *>(srcs.p[0]);
+  // The output poisoned on its own device, so an unwritten byte fails.
+  auto poison = [&] {
+    CUDA(cudaDeviceSynchronize());
+    CUDA(cudaSetDevice(dstDevice));
+    CUDA(cudaMemset(out, 0xFF, bytes));
+    CUDA(cudaDeviceSynchronize());
+    CUDA(cudaSetDevice(0));
+  };
   std::vector<uint16_t> got(elems);
 
   auto copyCorrect = [&](const std::string &what) {
     CUDA(cudaDeviceSynchronize());
-    CUDA(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+    CUDA(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDefault));
     check(std::memcmp(got.data(), host[0].data(), bytes) == 0, what);
   };
   std::vector<size_t> sample;
@@ -244,7 +307,7 @@ int main(int argc, char **argv) {
     sample.push_back(rng() % elems);
   auto reduceCorrect = [&](int nsrc, const std::string &what) {
     CUDA(cudaDeviceSynchronize());
-    CUDA(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+    CUDA(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDefault));
     for (size_t i : sample) {
       float acc = floatFromBf16(host[0][i]);
       for (int p = 1; p < nsrc; ++p)
@@ -262,17 +325,18 @@ int main(int argc, char **argv) {
 
   cudaDeviceProp prop{};
   CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("%s, %d SMs, %zu bytes per buffer\n", prop.name,
-              prop.multiProcessorCount, bytes);
+  std::printf("%s, %d SMs, %zu bytes per buffer, %s\n", prop.name,
+              prop.multiProcessorCount, bytes, placement().c_str());
 
-  // cudaMemcpyAsync device to device: every SM, the driver's copy.
-  CUDA(cudaMemset(out, 0xFF, bytes));
-  CUDA(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice));
+  // cudaMemcpyPeerAsync: the driver's copy (local: cudaMemcpyAsync's).
+  auto memcpy_ = [&] {
+    CUDA(cudaMemcpyPeerAsync(out, dstDevice, in, srcDevice, bytes));
+  };
+  poison();
+  memcpy_();
   copyCorrect("memcpy");
   record("copy", "memcpy", 1, prop.multiProcessorCount, bytes, 2 * bytes,
-         timeLaunches([&] {
-           CUDA(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice));
-         }));
+         timeLaunches(memcpy_));
 
   for (int ctas : ctaCounts) {
     const std::string at = " ctas " + std::to_string(ctas);
@@ -288,7 +352,7 @@ int main(int argc, char **argv) {
       std::function<void()> launch;
     } copies[] = {{"plain", plain}, {"register", reg}, {"cp.async", pipe}};
     for (auto &c : copies) {
-      CUDA(cudaMemset(out, 0xFF, bytes));
+      poison();
       c.launch();
       copyCorrect(std::string("copy ") + c.path + at);
       record("copy", c.path, 1, ctas, bytes, 2 * bytes,
@@ -307,7 +371,7 @@ int main(int argc, char **argv) {
         std::function<void()> launch;
       } reduces[] = {{"register", rreg}, {"cp.async", rpipe}};
       for (auto &r : reduces) {
-        CUDA(cudaMemset(out, 0xFF, bytes));
+        poison();
         r.launch();
         reduceCorrect(nsrc, std::string("reduce ") + r.path + " nsrc " +
                                 std::to_string(nsrc) + at);
