@@ -486,6 +486,16 @@ void runMisuse(World &w) {
            int dev = w.local[l].device;
            return collcCommInitAll(&c, module, 0, &dev, &config);
          });
+  misuse(w, g, "collcCommInitAll with COLLC_CLIQUE_DIRECT=yes",
+         {{collcInvalidArgument}, {"COLLC_CLIQUE_DIRECT is 'yes'; expected 1"}},
+         [&](size_t l) {
+           collcComm_t c = nullptr;
+           int dev = w.local[l].device;
+           setenv("COLLC_CLIQUE_DIRECT", "yes", 1);
+           const collcResult_t r = collcCommInitAll(&c, module, 1, &dev, &config);
+           unsetenv("COLLC_CLIQUE_DIRECT");
+           return r;
+         });
   misuse(w, g, "collcCommInitAll on an invalid device",
          {{collcInvalidArgument, collcUnhandledCudaError}, {"device"}},
          [&](size_t l) {
