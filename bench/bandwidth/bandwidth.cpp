@@ -1522,7 +1522,9 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
               k.threads, timed.ctas, timed.kernels, calls);
   if (json) {
     const std::string buffers =
-        row.registered() ? (r.nccl ? "window" : "registered") : "ordinary";
+        row.registered()          ? (r.nccl ? "window" : "registered")
+        : row.buffers == "staged" ? "staged"
+                                  : "ordinary";
     char gpusText[64];
     std::snprintf(gpusText, sizeof gpusText,
                   gpus == 1 ? "one GPU" : "%d GPUs (rank q on GPU q %% %d)",

@@ -4,9 +4,13 @@ memory, every collective, one run, one method (imported by collc-bench).
 --run measures, in one run on this machine:
   collc             the module's typed calls (collcAllReduce, ...: the
                     runtime's choice by the module's policy table), ordinary
-                    cudaMalloc buffers;
+                    cudaMalloc buffers (the ranks are one process, which
+                    reads them in place where a zero-copy program serves
+                    the call: docs/runtime.md "Direct buffers");
   collc registered  the same with both buffers registered
                     (collcCommRegister: the zero-copy programs may run);
+  collc staged      ordinary buffers with COLLC_CLIQUE_DIRECT=0: staged, as
+                    one process per rank runs them;
   nccl              NCCL's collectives (AllToAll: grouped ncclSend/ncclRecv;
                     the _v collectives, which NCCL lacks: AllGather_v and
                     AllToAll_v grouped ncclSend/ncclRecv, ReduceScatter_v an
@@ -68,6 +72,7 @@ SMALL = MIB  # latency panels up to, bandwidth panels from
 SERIES = [
     (("collc", "ordinary"), "collc", None),
     (("collc", "registered"), "collc registered", None),
+    (("collc", "staged"), "collc staged", None),
     (("nccl", "ordinary"), "NCCL", "ordinary"),
     (("nccl", "window"), "NCCL window", "registered"),
     (("torch_symm_mem", "one_shot"), "symm one-shot", "registered"),
@@ -389,7 +394,8 @@ def run(args, log_class):
 
     def rows_file(name, mod):
         rows = [("collc", mod, "-", "ordinary"),
-                ("collc registered", mod, "-", "registered")]
+                ("collc registered", mod, "-", "registered"),
+                ("collc staged", mod, "-", "staged")]
         if "nccl" in baselines:
             rows += [("nccl", "nccl", "-", "ordinary"),
                      ("nccl window", "nccl", "-", "registered")]

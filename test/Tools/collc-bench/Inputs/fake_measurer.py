@@ -23,7 +23,10 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
                               3    + 1e-5   K   (K: the total S)
   Records of _v calls name --partitions, which the call must give.
 
-with K the key (the rank's input bytes); in place 1 us more (the _v
+with K the key (the rank's input bytes); ordinary buffers run the
+zero-copy models where the registered choice is zero-copy (direct buffers:
+one process), unless the row's buffers are "staged" or
+COLLC_CLIQUE_DIRECT=0; in place 1 us more (the _v
 collectives: out of place only, as the measurer). Rows whose
 module is "nccl" (collc-bench --run): 15 + 1e-5 K us, in a window 12 +
 1e-5 K, SKIP where two ranks share a GPU (n > --gpus), as the measurer.
@@ -158,6 +161,8 @@ def main():
     passed = failed = skipped = 0
     for label, module, force, buffers in rows:
         nccl = module == "nccl"
+        direct = buffers != "staged" and os.environ.get(
+            "COLLC_CLIQUE_DIRECT", "1") != "0"
         manifest = {} if nccl else json.load(open(module))
         for n in ranks:
             if nccl and n > gpus:
@@ -197,6 +202,14 @@ def main():
                             manifest, coll, n, key, force,
                             buffers == "registered",
                             opts.get("--target", "sm_90"))
+                        # Direct buffers, as the measurer: one process reads
+                        # ordinary buffers in place where the registered
+                        # choice is a zero-copy program.
+                        if buffers == "ordinary" and direct:
+                            d = routed(manifest, coll, n, key, force, True,
+                                       opts.get("--target", "sm_90"))
+                            if "_zero_copy" in d[1].get("name", ""):
+                                program, k, by = d
                     if ("--strict-force" in flags and force not in
                             ("", "-", "v1") and program is None):
                         print("SKIP %s (variant %s does not serve %d bytes)"
@@ -234,6 +247,8 @@ def main():
                         "force": force,
                         "buffers": ("window" if nccl and buffers ==
                                     "registered" else buffers),
+                        "direct": not nccl and buffers == "ordinary" and
+                        direct,
                         "module": module,
                         "machine": opts.get("--machine", "unknown"),
                         "date": opts.get("--date", "unknown"),
