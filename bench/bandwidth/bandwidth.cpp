@@ -1442,7 +1442,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
                      s.noCommonSize);
     // Direct buffers (launch.cpp routeCall): ordinary ones run the zero-copy
     // program the registered choice names, where it names one.
-    if (!row.registered() && cliqueDirect) {
+    if (!row.registered() && cliqueDirect && !s.noCommonSize) {
       Routed d = routedKernel(m, c.name, n, s.inputBytes, row.force, true,
                               s.noCommonSize);
       if (d.name.find("_zero_copy") != std::string::npos)
@@ -1556,7 +1556,9 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         k.name.c_str(), k.by, target.c_str(), k.grid, k.threads, timed.ctas,
         timed.kernels, s.count, calls, machine.c_str(), date.c_str(),
         jsonEscape(row.module).c_str(), row.force.c_str(), buffers.c_str(),
-        !r.nccl && !row.registered() && cliqueDirect ? "true" : "false",
+        !r.nccl && !row.registered() && cliqueDirect && !s.noCommonSize
+            ? "true"
+            : "false",
         r.nccl     ? "none: NCCL's own algorithms"
         : zeroCopy ? "zero-copy programs, read in place"
                    : "chunked programs with staging",

@@ -655,10 +655,12 @@ bool checkRoutes(Ranks &r, const std::vector<CallState> &calls, bool registered,
       }
       // What the launch runs: the registered choice; without windows, in a
       // clique that reads ordinary buffers in place (COLLC_CLIQUE_DIRECT
-      // not 0, ranks on one device here or cudaMalloc buffers), the same
-      // zero-copy program with every non-empty buffer published as its
-      // address; else the chunked program.
-      const bool direct = !registered && commsOf(r, c)[l]->cliqueDirect;
+      // not 0, ranks on one device here or cudaMalloc buffers), for a call
+      // whose ranks share a size (not AllToAll_v), the same zero-copy
+      // program with every non-empty buffer published as its address;
+      // else the chunked program.
+      const bool direct =
+          !registered && commsOf(r, c)[l]->cliqueDirect && ch.key >= 0;
       if (ch.launchFound != ch.found) {
         *why = who + "routeCall finds the buffers " +
                std::to_string(ch.launchFound) + ", findWindow " +

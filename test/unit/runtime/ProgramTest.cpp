@@ -538,6 +538,26 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
     EXPECT_EQ(pick(-1, collc::ProgramInfo::kRegisteredInput), zc.name);
     EXPECT_EQ(pick(100, 0), oneShot.name);
     EXPECT_EQ(pick(1 << 20, 0), agreed.name);
+    // A clique's ordinary buffers: a known size reads them in place, an
+    // unknown one (no size the ranks share) stages them.
+    comm.clique = std::make_shared<collc::Clique>();
+    comm.clique->devices.assign(2, 0);
+    comm.cliqueDirect = comm.cliqueOneDevice = true;
+    collcWindowParams win{};
+    unsigned found = 0;
+    const collc::Route &route = comm.routes[collcFloat32];
+    void *send = (void *)0x10000000ull, *recv = (void *)0x20000000ull;
+    collc::Workspace *w =
+        collc::routeCall(&comm, route, -1, send, 4096, recv, 4096, &win, &found);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->kernel->name, agreed.name);
+    EXPECT_EQ(win.input, 0ull);
+    w = collc::routeCall(&comm, route, 1 << 20, send, 1 << 20, recv, 1 << 20,
+                         &win, &found);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->kernel->name, zc.name);
+    EXPECT_EQ(win.input >> collc::kWindowShift,
+              (unsigned long long)collc::kDirectWindow);
   }
   collcModuleDestroy(m);
   // Without an agreeing program an unknown size has none (the v1 kernel).

@@ -25,8 +25,9 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
 
 with K the key (the rank's input bytes); ordinary buffers run the
 zero-copy models where the registered choice is zero-copy (direct buffers:
-one process), unless the row's buffers are "staged" or
-COLLC_CLIQUE_DIRECT=0; in place 1 us more (the _v
+one process), unless the row's buffers are "staged",
+COLLC_CLIQUE_DIRECT=0, or the collective is AllToAll_v (no size its ranks
+share); in place 1 us more (the _v
 collectives: out of place only, as the measurer). Rows whose
 module is "nccl" (collc-bench --run): 15 + 1e-5 K us, in a window 12 +
 1e-5 K, SKIP where two ranks share a GPU (n > --gpus), as the measurer.
@@ -205,7 +206,8 @@ def main():
                         # Direct buffers, as the measurer: one process reads
                         # ordinary buffers in place where the registered
                         # choice is a zero-copy program.
-                        if buffers == "ordinary" and direct:
+                        if buffers == "ordinary" and direct and \
+                                coll != "all_to_all_v":
                             d = routed(manifest, coll, n, key, force, True,
                                        opts.get("--target", "sm_90"))
                             if "_zero_copy" in d[1].get("name", ""):
@@ -248,7 +250,7 @@ def main():
                         "buffers": ("window" if nccl and buffers ==
                                     "registered" else buffers),
                         "direct": not nccl and buffers == "ordinary" and
-                        direct,
+                        direct and coll != "all_to_all_v",
                         "module": module,
                         "machine": opts.get("--machine", "unknown"),
                         "date": opts.get("--date", "unknown"),
