@@ -104,7 +104,13 @@
 // (Shape::inputBytes, as passed to routedKernel: a rank's input; AllGather's
 // input is S/n), -1 for a _v call whose ranks know no size in common
 // (AllToAll_v), and "requested_bytes" (before snapping).
-// --collectives also takes the _v variants (all_gather_v, reduce_scatter_v,
+// --collectives also takes the rooted collectives (broadcast, reduce,
+// scatter, gather; root 0; S = the root's larger buffer: Broadcast's and
+// Reduce's count x 2, Scatter's input, Gather's output; NCCL runs
+// ncclBroadcast and ncclReduce, and for Scatter and Gather, which it lacks,
+// the root's grouped ncclSend/ncclRecv to and from every rank; no traffic
+// model: traffic 0; Scatter and Gather out of place only) and
+// the _v variants (all_gather_v, reduce_scatter_v,
 // all_to_all_v), each run with every --partitions shape of its T = S / 2
 // elements (Shape, Parts above); S, algbw and the traffic model are the
 // fixed collective's, with T for the partitions' sum. Their records say
@@ -200,7 +206,24 @@ const char *placementName(Placement p) {
 // The collectives
 //===----------------------------------------------------------------------===//
 
-enum class Kind { AllReduce, AllGather, ReduceScatter, AllToAll };
+enum class Kind {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Broadcast,
+  Reduce,
+  Scatter,
+  Gather
+};
+
+/// The root of the rooted collectives' calls (nccl-tests' default).
+constexpr int kRoot = 0;
+
+bool rootedKind(Kind k) {
+  return k == Kind::Broadcast || k == Kind::Reduce || k == Kind::Scatter ||
+         k == Kind::Gather;
+}
 
 struct Coll {
   const char *name;
@@ -208,6 +231,9 @@ struct Coll {
   bool reduces;
   /// The _v variant (collcAllGatherV, ...): partitions of any sizes.
   bool variable = false;
+  /// Broadcast, Reduce, Scatter, Gather (root kRoot): measured only when
+  /// --collectives names them.
+  bool rooted() const { return rootedKind(kind); }
 };
 
 const Coll kColls[] = {
@@ -218,6 +244,10 @@ const Coll kColls[] = {
     {"all_gather_v", Kind::AllGather, false, true},
     {"reduce_scatter_v", Kind::ReduceScatter, true, true},
     {"all_to_all_v", Kind::AllToAll, false, true},
+    {"broadcast", Kind::Broadcast, false},
+    {"reduce", Kind::Reduce, true},
+    {"scatter", Kind::Scatter, false},
+    {"gather", Kind::Gather, false},
 };
 
 /// How a _v call's T elements split into the n ranks' partitions c_q
@@ -279,13 +309,19 @@ struct Shape {
       at += pair(j, p);
     return at;
   }
-  /// Rank q's input and output elements.
+  /// Rank q's input and output elements (a rooted collective's: the
+  /// root's input of Broadcast and Scatter, its output of Reduce and
+  /// Gather; the other ranks' are empty).
   size_t inOf(int q) const {
+    if (kindOf == Kind::Broadcast || kindOf == Kind::Scatter)
+      return q == kRoot ? inElems : 0;
     if (!variable)
       return inElems;
     return kindOf == Kind::AllGather ? counts[q] : total();
   }
   size_t outOf(int q) const {
+    if (kindOf == Kind::Reduce || kindOf == Kind::Gather)
+      return q == kRoot ? outElems : 0;
     if (!variable)
       return outElems;
     return kindOf == Kind::ReduceScatter ? counts[q] : total();
@@ -337,14 +373,16 @@ Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
     s.noCommonSize = k == Kind::AllToAll;
     return s;
   }
-  if (k == Kind::AllReduce) {
+  if (k == Kind::AllReduce || k == Kind::Broadcast || k == Kind::Reduce) {
     s.count = bytes / 2 / 8 * 8;
     s.inElems = s.outElems = s.count;
   } else {
+    // Scatter and Gather: the root's buffer of n partitions, as AllGather's
+    // output (Scatter's input) and ReduceScatter's input (Gather's output).
     const size_t c = bytes / 2 / n / 8 * 8;
     s.count = c;
-    s.inElems = k == Kind::AllGather ? c : n * c;
-    s.outElems = k == Kind::ReduceScatter ? c : n * c;
+    s.inElems = k == Kind::AllGather || k == Kind::Gather ? c : n * c;
+    s.outElems = k == Kind::ReduceScatter || k == Kind::Scatter ? c : n * c;
   }
   s.bytes = 2 * std::max(s.inElems, s.outElems);
   s.inputBytes = 2 * s.inElems;
@@ -356,7 +394,11 @@ Shape shapeOf(const Coll &c, size_t bytes, int n, Parts parts) {
 /// 16 bytes; the other fixed collectives' 16 n (n partitions); a _v call's
 /// 16 x the partitions' weights (Parts). shapeOf(snapBytes(S)) has S bytes.
 size_t snapBytes(const Coll &c, size_t bytes, int n, Parts parts) {
-  size_t unit = c.kind == Kind::AllReduce && !c.variable ? 16 : 16 * n;
+  size_t unit = (c.kind == Kind::AllReduce || c.kind == Kind::Broadcast ||
+                 c.kind == Kind::Reduce) &&
+                        !c.variable
+                    ? 16
+                    : 16 * n;
   if (c.variable && parts == Parts::Zipf)
     return zipfSnapBytes(bytes, n);
   if (c.variable) {
@@ -368,8 +410,11 @@ size_t snapBytes(const Coll &c, size_t bytes, int n, Parts parts) {
   return std::max<size_t>(1, (bytes + unit / 2) / unit) * unit;
 }
 
-/// Bytes read + written by one rank in one call (the models above).
+/// Bytes read + written by one rank in one call (the models above; none
+/// for the rooted collectives: 0).
 double rankTraffic(Kind k, double S, int n, bool zeroCopy) {
+  if (rootedKind(k))
+    return 0;
   if (zeroCopy)
     switch (k) {
     case Kind::AllGather:
@@ -379,6 +424,8 @@ double rankTraffic(Kind k, double S, int n, bool zeroCopy) {
       return S + S / n;
     case Kind::AllReduce:
       return S + S / n + 2 * (n - 1) * S / n;
+    default:
+      return 0;
     }
   switch (k) {
   case Kind::AllGather:
@@ -389,8 +436,9 @@ double rankTraffic(Kind k, double S, int n, bool zeroCopy) {
     return 4 * S - 2 * S / n;
   case Kind::AllReduce:
     return 6 * S - 3 * S / n;
+  default:
+    return 0;
   }
-  return 0;
 }
 
 /// Rank q's call. The _v calls' count arrays live in `s` (the runtime reads
@@ -435,6 +483,15 @@ collcResult_t callOf(const Coll &c, const Shape &s, int q, const void *in,
                               stream);
   case Kind::AllToAll:
     return collcAllToAll(in, out, count, collcBfloat16, comm, stream);
+  case Kind::Broadcast:
+    return collcBroadcast(in, out, count, collcBfloat16, kRoot, comm, stream);
+  case Kind::Reduce:
+    return collcReduce(in, out, count, collcBfloat16, collcSum, kRoot, comm,
+                       stream);
+  case Kind::Scatter:
+    return collcScatter(in, out, count, collcBfloat16, kRoot, comm, stream);
+  case Kind::Gather:
+    return collcGather(in, out, count, collcBfloat16, kRoot, comm, stream);
   }
   return collcInvalidArgument;
 }
@@ -906,6 +963,30 @@ ncclResult_t ncclCallOf(const Coll &c, const Shape &s, int q,
     ncclResult_t end = ncclGroupEnd();
     return res != ncclSuccess ? res : end;
   }
+  case Kind::Broadcast:
+    return ncclBroadcast(in, out, count, ncclBfloat16, kRoot, comm, stream);
+  case Kind::Reduce:
+    return ncclReduce(in, out, count, ncclBfloat16, ncclSum, kRoot, comm,
+                      stream);
+  case Kind::Scatter:
+  case Kind::Gather: {
+    // NCCL has neither: grouped sends and receives, the root's partition p
+    // to (Scatter) or from (Gather) rank p, itself included.
+    const bool scatter = c.kind == Kind::Scatter;
+    ncclResult_t res = ncclGroupStart();
+    if (q == kRoot)
+      for (int p = 0; p < s.n && res == ncclSuccess; ++p)
+        res = scatter ? ncclSend(src + p * count, count, ncclBfloat16, p,
+                                 comm, stream)
+                      : ncclRecv(dst + p * count, count, ncclBfloat16, p,
+                                 comm, stream);
+    if (res == ncclSuccess)
+      res = scatter
+                ? ncclRecv(dst, count, ncclBfloat16, kRoot, comm, stream)
+                : ncclSend(src, count, ncclBfloat16, kRoot, comm, stream);
+    ncclResult_t end = ncclGroupEnd();
+    return res != ncclSuccess ? res : end;
+  }
   }
   return ncclInvalidArgument;
 }
@@ -1046,6 +1127,14 @@ bool checkOnce(Buffers &b, Ranks &r, const Coll &c, const Shape &s,
         return sum(q * c0 + i);
       case Kind::AllToAll:
         return hostIn[i / c0][q * c0 + i % c0];
+      case Kind::Broadcast:
+        return hostIn[kRoot][i];
+      case Kind::Reduce:
+        return sum(i);
+      case Kind::Scatter:
+        return hostIn[kRoot][q * c0 + i];
+      case Kind::Gather:
+        return hostIn[i / c0][i % c0];
       }
       return kPoison;
     };
@@ -1535,7 +1624,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         "\"requested_bytes\": %zu, \"key_bytes\": %lld, "
         "\"nranks\": %d, \"gpus\": %d, \"implementation\": \"%s\", "
         "\"variant\": \"%s\", \"placement\": \"%s\", "
-        "\"partitions\": \"%s\", \"us\": %.4f, \"algbw_gbs\": %.4f, "
+        "\"partitions\": \"%s\", \"root\": %d, \"us\": %.4f, "
+        "\"algbw_gbs\": %.4f, "
         "\"traffic_bytes\": %.0f, "
         "\"traffic_gbs\": %.4f, \"copy_traffic_gbs\": %.4f, "
         "\"copy_ratio\": %.4f, \"copy_ctas\": %d, \"copy_threads\": %d, "
@@ -1551,7 +1641,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         "replays, max over ranks; bytes = the larger buffer per rank\"}\n",
         c.name, s.bytes, requested, key, n, gpus, r.nccl ? "nccl" : "collc",
         jsonEscape(row.label).c_str(), placementName(where),
-        c.variable ? partsName(parts) : "fixed", us, algbw, traffic,
+        c.variable ? partsName(parts) : "fixed", c.rooted() ? kRoot : -1, us,
+        algbw, traffic,
         trafficGbs, copy.us > 0 ? copy.trafficGbs : 0.0, ratio, ctas, threads,
         k.name.c_str(), k.by, target.c_str(), k.grid, k.threads, timed.ctas,
         timed.kernels, s.count, calls, machine.c_str(), date.c_str(),
@@ -1559,9 +1650,10 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         !r.nccl && !row.registered() && cliqueDirect && !s.noCommonSize
             ? "true"
             : "false",
-        r.nccl     ? "none: NCCL's own algorithms"
-        : zeroCopy ? "zero-copy programs, read in place"
-                   : "chunked programs with staging",
+        r.nccl        ? "none: NCCL's own algorithms"
+        : c.rooted()  ? "none: no model of the rooted collectives"
+        : zeroCopy    ? "zero-copy programs, read in place"
+                      : "chunked programs with staging",
         gpusText, r.nccl ? "ncclCommInitAll, calls grouped" : "collcCommInitAll",
         calls, kWarm, kTimed);
     std::fflush(json);
@@ -1589,7 +1681,7 @@ int main(int argc, char **argv) {
                                   256ll << 20};
   std::vector<const Coll *> colls;
   for (const Coll &c : kColls)
-    if (!c.variable)
+    if (!c.variable && !c.rooted())
       colls.push_back(&c);
   std::vector<Parts> partsList = {Parts::Even, Parts::Skewed, Parts::Zero};
   std::vector<Placement> placements = {Placement::OutOfPlace};
@@ -1910,7 +2002,8 @@ int main(int argc, char **argv) {
           bool ok = true;
           for (Placement where : placements) {
             if (where == Placement::InPlace &&
-                (c->variable || c->kind == Kind::AllToAll))
+                (c->variable || c->kind == Kind::AllToAll ||
+                 c->kind == Kind::Scatter || c->kind == Kind::Gather))
               continue; // no in-place convention (NCCL's, collc's)
             ok = measure(b, r, row, manifest, *c, snapped, (size_t)bytes,
                          parts, where);

@@ -22,6 +22,10 @@ memory, every collective, one run, one method (imported by collc-bench).
   torch_symm_mem    PyTorch symmetric memory's one_shot_all_reduce_out (out
                     of place) and two_shot_all_reduce_ (in place), AllReduce
                     only (bench/bandwidth/symm_mem.py).
+The rooted collectives (Broadcast, Reduce, Scatter, Gather) run with root
+0 beside the fixed ones: NCCL's ncclBroadcast and ncclReduce, and for
+Scatter and Gather, which NCCL lacks, the root's grouped ncclSend/ncclRecv
+(Scatter and Gather out of place only: no in-place convention).
 The _v collectives (AllGather_v, ReduceScatter_v, AllToAll_v: collc from
 the module of --variable-module, by default variable.collcmod beside
 --module) split their S bytes among the ranks by Purlin's equation 4 (a
@@ -83,7 +87,12 @@ FIXED = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 # bench/bandwidth/partitions.h) of the total S bytes; NCCL,
 # which has none, runs the grouped point-to-point calls that stand for them.
 VARIABLE = ["all_gather_v", "reduce_scatter_v", "all_to_all_v"]
-COLLECTIVES = FIXED + VARIABLE
+# The rooted collectives (root 0): NCCL's ncclBroadcast and ncclReduce, and
+# for Scatter and Gather, which it lacks, the root's grouped
+# ncclSend/ncclRecv; out of place and in place for Broadcast and Reduce
+# (NCCL's conventions: send == recv), out of place for Scatter and Gather.
+ROOTED = ["broadcast", "reduce", "scatter", "gather"]
+COLLECTIVES = FIXED + ROOTED + VARIABLE
 
 
 def series_of(r):
@@ -383,7 +392,7 @@ def run(args, log_class):
             raise SystemExit("collc-bench: unknown placement '%s' (out, in)"
                              % p)
     module = os.path.abspath(args.module)
-    fixed = [c for c in colls if c in FIXED]
+    fixed = [c for c in colls if c in FIXED or c in ROOTED]
     variable = [c for c in colls if c in VARIABLE]
     vmodule = os.path.abspath(args.variable_module or os.path.join(
         os.path.dirname(module), "variable.collcmod"))

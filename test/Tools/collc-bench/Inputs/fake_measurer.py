@@ -18,8 +18,8 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
               one_shot:ll16   1.2  + 1e-4   K    module.json; K: the
               one_shot:flag   9    + 4e-6   K    largest partition)
                                      (zero-copy: 7 + 2e-6 K)
-  all_gather_v, reduce_scatter_v, all_to_all_v of a module without their
-  kernels (--run on Inputs/module.json)
+  a collective the module has no kernel of (--run on Inputs/module.json:
+  the _v collectives, broadcast, reduce, scatter, gather)
                               3    + 1e-5   K   (K: the total S)
   Records of _v calls name --partitions, which the call must give.
 
@@ -173,7 +173,8 @@ def main():
             for coll, where in [(c, p) for c in colls for p in placements
                                 if p == "out" or c not in (
                                     "all_to_all", "all_gather_v",
-                                    "reduce_scatter_v", "all_to_all_v")]:
+                                    "reduce_scatter_v", "all_to_all_v",
+                                    "scatter", "gather")]:
                 variable = coll.endswith("_v")
                 if variable and "--partitions" not in opts:
                     print("FATAL %s without --partitions" % coll)
@@ -193,9 +194,8 @@ def main():
                         size)
                     if nccl:
                         program, k, by = None, {"name": "nccl"}, "nccl"
-                    elif variable and not any(
-                            k.get("collective") == coll
-                            for k in manifest.get("kernels", [])):
+                    elif not any(k.get("collective") == coll
+                                 for k in manifest.get("kernels", [])):
                         program, by = None, "bands"
                         k = {"name": "collc_%s_fake" % coll}
                     else:
