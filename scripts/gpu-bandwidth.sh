@@ -17,10 +17,13 @@
 #                                      unpack, build, run, table
 #
 # The rows, in order (label, module, COLLC_FORCE_VARIANT):
-#   collc                      the library (specs/collectives.coll, sm_90),
-#                              default routing: the chunked programs above
-#                              64 KiB of input (AllReduce: above 1 MiB; the
-#                              two-shot LL16 program at 1 MiB)
+#   collc                      the library (specs/collectives.coll, sm_90,
+#                              with its policy table
+#                              specs/collectives.policy.json, as shipped),
+#                              default routing: the table's variant per
+#                              size; ordinary buffers read in place where
+#                              its registered entries name a zero-copy
+#                              program (direct buffers)
 #   collc registered           the same with the buffers registered
 #                              (collcCommRegister): the zero-copy programs
 #                              in the same bands
@@ -124,8 +127,14 @@ prepare() {
   local rows=$DIR/rows.tsv c lib_pid status=0
   # The library: the slowest (every collective, type and rank count), in
   # the background while the ablation modules build one after another.
-  "$COLLC" "$LIBRARY" --emit=module --target=sm_90 -o "$DIR/lib.collcmod" \
-    2>"$DIR/lib.err" &
+  # With its policy table (specs/NAME.policy.json, as scripts/build.sh
+  # ships it): the runtime's choice per size, and where a clique reads
+  # ordinary buffers in place (its registered entries).
+  local table=()
+  [ -f "${LIBRARY%.coll}.policy.json" ] &&
+    table=("--policy-table=${LIBRARY%.coll}.policy.json")
+  "$COLLC" "$LIBRARY" --emit=module --target=sm_90 "${table[@]}" \
+    -o "$DIR/lib.collcmod" 2>"$DIR/lib.err" &
   lib_pid=$!
   spec_with base
   module_of base || status=1

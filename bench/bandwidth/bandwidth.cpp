@@ -632,6 +632,23 @@ const nlohmann::json *tableVariant(const nlohmann::json &m, const char *coll,
   return choice->contains("variant") ? &(*choice)["variant"] : nullptr;
 }
 
+/// Whether the module's policy_table has a registered entry for (--target,
+/// n, coll): the runtime reads a clique's ordinary buffers in place only
+/// where one chose.
+bool registeredEntry(const nlohmann::json &m, const char *coll, int n) {
+  if (!m.contains("policy_table") || !m["policy_table"].is_object() ||
+      !m["policy_table"].contains("entries") ||
+      !m["policy_table"]["entries"].is_array())
+    return false;
+  for (const auto &e : m["policy_table"]["entries"])
+    if (e.is_object() && e.value("target", "") == target &&
+        e.value("ranks", 0) == n && e.value("collective", "") == coll &&
+        e.value("buffers", "") == "registered" && e.contains("select") &&
+        e["select"].is_array() && !e["select"].empty())
+      return true;
+  return false;
+}
+
 /// Whether variant name `v` ("<variant>:<encoding>", or with ":staged": never
 /// a zero-copy twin) names program `p` of the manifest, as the runtime's
 /// VariantName::names.
@@ -1530,8 +1547,11 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
     k = routedKernel(m, c.name, n, s.inputBytes, row.force, row.registered(),
                      s.noCommonSize);
     // Direct buffers (launch.cpp routeCall): ordinary ones run the zero-copy
-    // program the registered choice names, where it names one.
-    if (!row.registered() && cliqueDirect && !s.noCommonSize) {
+    // program the registered choice names, where the module's policy table
+    // has a registered entry (no forcing, a size the ranks share).
+    if (!row.registered() && cliqueDirect && !s.noCommonSize &&
+        (row.force.empty() || row.force == "-") &&
+        registeredEntry(m, c.name, n)) {
       Routed d = routedKernel(m, c.name, n, s.inputBytes, row.force, true,
                               s.noCommonSize);
       if (d.name.find("_zero_copy") != std::string::npos)
@@ -1647,7 +1667,7 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
         k.name.c_str(), k.by, target.c_str(), k.grid, k.threads, timed.ctas,
         timed.kernels, s.count, calls, machine.c_str(), date.c_str(),
         jsonEscape(row.module).c_str(), row.force.c_str(), buffers.c_str(),
-        !r.nccl && !row.registered() && cliqueDirect && !s.noCommonSize
+        k.name.find("_zero_copy") != std::string::npos && !row.registered()
             ? "true"
             : "false",
         r.nccl        ? "none: NCCL's own algorithms"

@@ -281,14 +281,17 @@ Workspace *collc::routeCall(collcComm_t comm, const Route &route,
   };
   Workspace *program = pickProgram(route, key, withEmpty(*found));
   // A clique's direct buffers (directReadable): those no window holds are
-  // published as their addresses, where that makes the call a zero-copy
-  // one (asked only then: a call in the latency bands costs nothing more).
-  // Every rank of a clique answers alike, so every rank switches alike.
-  // Not for a call whose ranks share no size (key -1: AllToAll_v): its
-  // zero-copy program serves every size, and a small call pays the retire's
-  // round trip (7.1 against 5.0 us at 1 KiB, 2 ranks on one H200), while
-  // no size tells the ranks alike where it stops paying.
-  if (!comm->cliqueDirect || key < 0 || withEmpty(*found) == (kIn | kOut))
+  // published as their addresses, where the policy table's registered
+  // entry makes the call a zero-copy one (asked only then: a call in the
+  // latency bands costs nothing more). Every rank of a clique answers
+  // alike, so every rank switches alike. Only where that choice was
+  // measured: a zero-copy program that serves every size of its band pays
+  // a retire's round trip that small calls feel (at 1 MiB, 2 ranks on one
+  // H200: Reduce 7.1 us in place against 5.0 staged), so a route without a
+  // registered entry (an uncalibrated collective, a forced variant, a call
+  // whose ranks share no size: key -1) stages ordinary buffers.
+  if (!comm->cliqueDirect || key < 0 || route.table[1].empty() ||
+      withEmpty(*found) == (kIn | kOut))
     return program;
   Workspace *twin = pickProgram(route, key, kIn | kOut);
   if (!twin || !twin->kernel->program.registered ||

@@ -16,8 +16,9 @@
 /// input and output its own cudaMalloc, both registered on every rank:
 ///
 ///  - the communicators choose by the policy table's ordinary entries
-///    only (their registered entries are cleared: they may pick a staged
-///    program at these sizes, and the suite tests the zero-copy ones);
+///    (their registered entries are replaced by the ordinary ones: they may
+///    pick a staged program at these sizes, and the suite tests the
+///    zero-copy ones);
 ///  - white box: the call's route (comm->routes, collc::selectionBytes,
 ///    collc::findWindow, collc::pickProgram, computed as collcLaunch does)
 ///    picks a kernel named "_zero_copy" with the registered bits, and not
@@ -535,6 +536,9 @@ struct Choice {
   /// What the launch runs (collc::routeCall: a clique reads unregistered
   /// buffers in place, its direct buffers) and the where words it passes.
   const collc::KernelInfo *launched = nullptr;
+  /// The route has registered entries (routeCall reads direct buffers in
+  /// place only then).
+  bool registeredTable = false;
   collcWindowParams win{};
   unsigned launchFound = 0;
 };
@@ -589,6 +593,7 @@ Choice choose(Ranks &r, const CallState &s, size_t l) {
   if (collc::Workspace *w =
           collc::pickProgram(route, ch.key, 0))
     ch.unregistered = w->kernel;
+  ch.registeredTable = !route.table[1].empty();
   if (collc::Workspace *w = collc::routeCall(
           comm, route, ch.key, sendOf(s, l), ie * eb, recvOf(s, l), oe * eb,
           &ch.win, &ch.launchFound))
@@ -656,11 +661,12 @@ bool checkRoutes(Ranks &r, const std::vector<CallState> &calls, bool registered,
       // What the launch runs: the registered choice; without windows, in a
       // clique that reads ordinary buffers in place (COLLC_CLIQUE_DIRECT
       // not 0, ranks on one device here or cudaMalloc buffers), for a call
-      // whose ranks share a size (not AllToAll_v), the same zero-copy
-      // program with every non-empty buffer published as its address;
-      // else the chunked program.
-      const bool direct =
-          !registered && commsOf(r, c)[l]->cliqueDirect && ch.key >= 0;
+      // whose ranks share a size (not AllToAll_v) on a route with
+      // registered entries (not Broadcast and Reduce, which the shipped
+      // table has none of), the same zero-copy program with every non-empty
+      // buffer published as its address; else the chunked program.
+      const bool direct = !registered && commsOf(r, c)[l]->cliqueDirect &&
+                          ch.key >= 0 && ch.registeredTable;
       if (ch.launchFound != ch.found) {
         *why = who + "routeCall finds the buffers " +
                std::to_string(ch.launchFound) + ", findWindow " +
@@ -1402,14 +1408,15 @@ void runZeroCopy(World &w) {
     } else {
       // The suite tests the zero-copy programs, at sizes where a policy
       // table's registered entries may pick their staged twins (`:staged`,
-      // faster there on one H200): its communicators choose by the ordinary
-      // entries, whose variants run their zero-copy twins on registered
-      // buffers (pickProgram). LibraryPolicyTest covers the registered
-      // entries.
+      // faster there on one H200): its communicators' registered entries
+      // are the ordinary ones, whose variants run their zero-copy twins on
+      // registered buffers (pickProgram), and on a clique's direct buffers
+      // (routeCall: where a route has registered entries). LibraryPolicyTest
+      // covers the shipped registered entries.
       for (std::vector<collcComm_t> *comms : {&r.fixed, &r.variable})
         for (collcComm_t comm : *comms)
           for (collc::Route &route : comm->routes)
-            route.table[1].clear();
+            route.table[1] = route.table[0];
       runOn(r, fixed, variable);
     }
     for (std::vector<collcComm_t> *comms : {&r.fixed, &r.variable})

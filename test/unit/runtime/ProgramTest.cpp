@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdlib>
 #include <string>
@@ -538,17 +539,30 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
     EXPECT_EQ(pick(-1, collc::ProgramInfo::kRegisteredInput), zc.name);
     EXPECT_EQ(pick(100, 0), oneShot.name);
     EXPECT_EQ(pick(1 << 20, 0), agreed.name);
-    // A clique's ordinary buffers: a known size reads them in place, an
-    // unknown one (no size the ranks share) stages them.
+    // A clique's ordinary buffers: a call whose ranks share no size stages
+    // them, as does a route without a registered policy entry.
     comm.clique = std::make_shared<collc::Clique>();
     comm.clique->devices.assign(2, 0);
     comm.cliqueDirect = comm.cliqueOneDevice = true;
     collcWindowParams win{};
     unsigned found = 0;
-    const collc::Route &route = comm.routes[collcFloat32];
+    collc::Route route = comm.routes[collcFloat32];
     void *send = (void *)0x10000000ull, *recv = (void *)0x20000000ull;
     collc::Workspace *w =
         collc::routeCall(&comm, route, -1, send, 4096, recv, 4096, &win, &found);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->kernel->name, agreed.name);
+    EXPECT_EQ(win.input, 0ull);
+    w = collc::routeCall(&comm, route, 1 << 20, send, 1 << 20, recv, 1 << 20,
+                         &win, &found);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->kernel->name, agreed.name); // no registered entry
+    // With one naming the zero-copy program, even key -1 stays staged.
+    collc::Route::Choice any;
+    any.upto = LLONG_MAX;
+    any.programs = route.programs;
+    route.table[1].push_back(any);
+    w = collc::routeCall(&comm, route, -1, send, 4096, recv, 4096, &win, &found);
     ASSERT_NE(w, nullptr);
     EXPECT_EQ(w->kernel->name, agreed.name);
     EXPECT_EQ(win.input, 0ull);
@@ -721,81 +735,6 @@ TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
 // A copy's kernel moves bytes (element "bytes", 1 byte) and serves the types
 // it lists: routed for each of them and for no other; the reader refuses a
 // served name that is no type and an element that does not divide one.
-TEST(ZeroCopyTest, ACliquesOrdinaryBuffersAreReadInPlace) {
-  // One process driving every rank (collcCommInitAll): a call above the
-  // latency bands whose buffers no window holds runs the zero-copy twin,
-  // each buffer published as its address (the direct row of the window
-  // table), unless COLLC_CLIQUE_DIRECT=0 (cliqueDirect false).
-  ProgramEntry zc, chunked;
-  twoShotTwins(zc, chunked);
-  collcModule_t m = nullptr;
-  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}), &m),
-            collcSuccess)
-      << lastError();
-  {
-    collcComm comm;
-    std::vector<unsigned long long> errors;
-    collc::test::fakeComm(comm, m, 2, 0, errors);
-    collc::test::routeOf(comm, "", 0); // builds the routes
-    const collc::Route &route = comm.routes[collcFloat32];
-    const unsigned long long send = 0x10000000ull, recv = 0x20000000ull;
-    const unsigned long long direct = (unsigned long long)collc::kDirectWindow
-                                      << collc::kWindowShift;
-    const long long big = 1ll << 28;
-    collcWindowParams win{};
-    unsigned found = 7;
-    auto route_ = [&](long long key, unsigned long long s,
-                      unsigned long long sBytes, unsigned long long r,
-                      unsigned long long rBytes) {
-      collc::Workspace *w = collc::routeCall(&comm, route, key, (void *)s,
-                                             sBytes, (void *)r, rBytes, &win,
-                                             &found);
-      return w ? w->kernel->name : std::string("v1");
-    };
-    // One process per rank (no clique): staged.
-    EXPECT_EQ(route_(big, send, big, recv, big), chunked.name);
-    EXPECT_EQ(found, 0u);
-    EXPECT_EQ(win.input, 0ull);
-    EXPECT_EQ(win.output, 0ull);
-    // A clique on one device: the twin, both buffers direct.
-    comm.clique = std::make_shared<collc::Clique>();
-    comm.clique->devices.assign(2, 0);
-    comm.cliqueDirect = true;
-    comm.cliqueOneDevice = true;
-    EXPECT_EQ(route_(big, send, big, recv, big), zc.name);
-    EXPECT_EQ(found, 0u); // no window: no use to note
-    EXPECT_EQ(win.input, direct | send);
-    EXPECT_EQ(win.output, direct | recv);
-    EXPECT_EQ(win.input >> collc::kWindowShift, (unsigned long long)COLLC_MAX_WINDOWS);
-    // In place: one address for both.
-    EXPECT_EQ(route_(big, send, big, send, big), zc.name);
-    EXPECT_EQ(win.output, direct | send);
-    // A registered input keeps its window; the output goes direct.
-    collc::test::fakeWindow(comm, 3, send, big, true);
-    EXPECT_EQ(route_(big, send, big, recv, big), zc.name);
-    EXPECT_EQ(found, collc::ProgramInfo::kRegisteredInput);
-    EXPECT_EQ(win.input, 3ull << collc::kWindowShift);
-    EXPECT_EQ(win.output, direct | recv);
-    // In the latency bands nothing changes (v1 here: no program serves).
-    EXPECT_EQ(route_(1024, recv, 1024, recv + 4096, 1024), "v1");
-    EXPECT_EQ(win.input, 0ull);
-    // An address the where word cannot carry: staged.
-    const unsigned long long high = 1ull << collc::kWindowShift;
-    EXPECT_EQ(route_(big, high, big, recv, big), chunked.name);
-    EXPECT_EQ(win.input, 0ull);
-    EXPECT_EQ(win.output, 0ull);
-    EXPECT_FALSE(collc::directReadable(&comm, (void *)(high - 16), 32));
-    EXPECT_TRUE(collc::directReadable(&comm, (void *)(high - 32), 32));
-    // COLLC_CLIQUE_DIRECT=0: staged again.
-    comm.cliqueDirect = false;
-    EXPECT_EQ(route_(big, recv, big, recv + big, big), chunked.name);
-    EXPECT_FALSE(collc::directReadable(&comm, (void *)recv, 32));
-    for (collcWindow *w : comm.windows)
-      delete w;
-  }
-  collcModuleDestroy(m);
-}
-
 TEST(ZeroCopyTest, CliqueDirectIsOneOrZero) {
   struct Env {
     explicit Env(const char *value) {
@@ -1278,4 +1217,103 @@ TEST_F(InSwitchRouting, OnlyWhereBoundRegisteredAndWholeVectors) {
   route.table[1].push_back(choice);
   EXPECT_EQ(collc::pickProgram(route, 1024, both)->kernel->name, mc);
   EXPECT_EQ(collc::pickProgram(route, 1000, both)->kernel->name, ll);
+}
+
+TEST(ZeroCopyTest, ACliquesOrdinaryBuffersAreReadInPlace) {
+  // One process driving every rank (collcCommInitAll): a call whose
+  // registered entry of the policy table names a zero-copy program, with
+  // buffers no window holds, runs that program anyway, each buffer
+  // published as its address (the direct row of the window table), unless
+  // COLLC_CLIQUE_DIRECT=0 (cliqueDirect false). Where the registered entry
+  // chooses the staged program, or no registered entry was measured, the
+  // ordinary buffers stage.
+  ProgramEntry zc, chunked;
+  twoShotTwins(zc, chunked);
+  const std::string table = policyTable(
+      entry(R"([{"upto": 1048576, "variant": "v1"},
+                {"variant": "two_shot:flag"}])") +
+      "," +
+      entry(R"([{"upto": 1048576, "variant": "v1"},
+                {"upto": 4194304, "variant": "two_shot:flag:staged"},
+                {"variant": "two_shot:flag"}])",
+            "registered"));
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}, "1", table),
+                 &m),
+            collcSuccess)
+      << lastError();
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    comm.imageTarget = "sm_90";
+    collc::test::routeOf(comm, "", 0); // builds the routes (and tables)
+    const collc::Route &route = comm.routes[collcFloat32];
+    ASSERT_FALSE(route.table[1].empty());
+    const unsigned long long send = 0x10000000ull, recv = 0x20000000ull;
+    const unsigned long long direct = (unsigned long long)collc::kDirectWindow
+                                      << collc::kWindowShift;
+    const long long big = 1ll << 28;
+    collcWindowParams win{};
+    unsigned found = 7;
+    auto route_ = [&](long long key, unsigned long long s,
+                      unsigned long long sBytes, unsigned long long r,
+                      unsigned long long rBytes) {
+      collc::Workspace *w = collc::routeCall(&comm, route, key, (void *)s,
+                                             sBytes, (void *)r, rBytes, &win,
+                                             &found);
+      return w ? w->kernel->name : std::string("v1");
+    };
+    // One process per rank (no clique): staged.
+    EXPECT_EQ(route_(big, send, big, recv, big), chunked.name);
+    EXPECT_EQ(found, 0u);
+    EXPECT_EQ(win.input, 0ull);
+    EXPECT_EQ(win.output, 0ull);
+    // A clique on one device: the twin, both buffers direct.
+    comm.clique = std::make_shared<collc::Clique>();
+    comm.clique->devices.assign(2, 0);
+    comm.cliqueDirect = true;
+    comm.cliqueOneDevice = true;
+    EXPECT_EQ(route_(big, send, big, recv, big), zc.name);
+    EXPECT_EQ(found, 0u); // no window: no use to note
+    EXPECT_EQ(win.input, direct | send);
+    EXPECT_EQ(win.output, direct | recv);
+    EXPECT_EQ(win.input >> collc::kWindowShift,
+              (unsigned long long)COLLC_MAX_WINDOWS);
+    // Where the registered entry stages (up to 4 MiB), so do they.
+    EXPECT_EQ(route_(2 << 20, send, 2 << 20, recv, 2 << 20), chunked.name);
+    EXPECT_EQ(win.input, 0ull);
+    // In place: one address for both.
+    EXPECT_EQ(route_(big, send, big, send, big), zc.name);
+    EXPECT_EQ(win.output, direct | send);
+    // A registered input keeps its window; the output goes direct.
+    collc::test::fakeWindow(comm, 3, send, big, true);
+    EXPECT_EQ(route_(big, send, big, recv, big), zc.name);
+    EXPECT_EQ(found, collc::ProgramInfo::kRegisteredInput);
+    EXPECT_EQ(win.input, 3ull << collc::kWindowShift);
+    EXPECT_EQ(win.output, direct | recv);
+    // In the latency bands nothing changes (v1 here: no program serves).
+    EXPECT_EQ(route_(1024, recv, 1024, recv + 4096, 1024), "v1");
+    EXPECT_EQ(win.input, 0ull);
+    // An address the where word cannot carry: staged.
+    const unsigned long long high = 1ull << collc::kWindowShift;
+    EXPECT_EQ(route_(big, high, big, recv, big), chunked.name);
+    EXPECT_EQ(win.input, 0ull);
+    EXPECT_EQ(win.output, 0ull);
+    EXPECT_FALSE(collc::directReadable(&comm, (void *)(high - 16), 32));
+    EXPECT_TRUE(collc::directReadable(&comm, (void *)(high - 32), 32));
+    // COLLC_CLIQUE_DIRECT=0: staged again.
+    comm.cliqueDirect = false;
+    EXPECT_EQ(route_(big, recv, big, recv + big, big), chunked.name);
+    EXPECT_FALSE(collc::directReadable(&comm, (void *)recv, 32));
+    // A forced variant has no table: staged.
+    comm.cliqueDirect = true;
+    collc::test::routeOf(comm, "two_shot:flag", 0);
+    EXPECT_TRUE(comm.routes[collcFloat32].table[1].empty());
+    EXPECT_EQ(route_(big, recv, big, recv + big, big), chunked.name);
+    EXPECT_EQ(win.input, 0ull);
+    for (collcWindow *w : comm.windows)
+      delete w;
+  }
+  collcModuleDestroy(m);
 }

@@ -24,10 +24,10 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
   Records of _v calls name --partitions, which the call must give.
 
 with K the key (the rank's input bytes); ordinary buffers run the
-zero-copy models where the registered choice is zero-copy (direct buffers:
-one process), unless the row's buffers are "staged",
-COLLC_CLIQUE_DIRECT=0, or the collective is AllToAll_v (no size its ranks
-share); in place 1 us more (the _v
+zero-copy models where the policy table's registered entry chooses a
+zero-copy program (direct buffers: one process), unless the row's buffers
+are "staged", COLLC_CLIQUE_DIRECT=0, the row forces a variant, or the
+collective is AllToAll_v (no size its ranks share); in place 1 us more (the _v
 collectives: out of place only, as the measurer). Rows whose
 module is "nccl" (collc-bench --run): 15 + 1e-5 K us, in a window 12 +
 1e-5 K, SKIP where two ranks share a GPU (n > --gpus), as the measurer.
@@ -90,6 +90,14 @@ def names(variant, p):
     base = variant[:-len(":staged")] if staged else variant
     return base == "%s:%s" % (p["variant"], p["encoding"]) and not (
         staged and p.get("registered"))
+
+
+def registered_entry(manifest, target, coll, n):
+    """Whether the policy table has a registered entry for the call: the
+    runtime reads a clique's ordinary buffers in place only there."""
+    return any((e["target"], e["ranks"], e["collective"], e["buffers"]) ==
+               (target, n, coll, "registered")
+               for e in manifest.get("policy_table", {}).get("entries", []))
 
 
 def routed(manifest, coll, n, key, force, registered, target):
@@ -207,7 +215,10 @@ def main():
                         # ordinary buffers in place where the registered
                         # choice is a zero-copy program.
                         if buffers == "ordinary" and direct and \
-                                coll != "all_to_all_v":
+                                coll != "all_to_all_v" and \
+                                force in ("", "-") and registered_entry(
+                                    manifest, opts.get("--target", "sm_90"),
+                                    coll, n):
                             d = routed(manifest, coll, n, key, force, True,
                                        opts.get("--target", "sm_90"))
                             if "_zero_copy" in d[1].get("name", ""):
@@ -249,8 +260,8 @@ def main():
                         "force": force,
                         "buffers": ("window" if nccl and buffers ==
                                     "registered" else buffers),
-                        "direct": not nccl and buffers == "ordinary" and
-                        direct and coll != "all_to_all_v",
+                        "direct": buffers == "ordinary" and
+                        "_zero_copy" in k["name"],
                         "module": module,
                         "machine": opts.get("--machine", "unknown"),
                         "date": opts.get("--date", "unknown"),
