@@ -221,9 +221,10 @@ COLLC_API collcResult_t collcCommInitRank(collcComm_t *comm,
 /// (rank i on devices[i]); comms[i] receives rank i. They share one address
 /// space: a call's ordinary buffers that every rank's device can read (any
 /// memory of the device when every rank is on one, cudaMalloc memory across
-/// devices) are read in place like registered ones, where a zero-copy
-/// program serves the call (docs/runtime.md, "Direct buffers");
-/// COLLC_CLIQUE_DIRECT=0 stages them instead.
+/// devices) are read in place like registered ones, where the module's
+/// policy table chooses a zero-copy program for registered buffers
+/// (docs/runtime.md, "Direct buffers"); COLLC_CLIQUE_DIRECT=0 stages them
+/// instead.
 COLLC_API collcResult_t collcCommInitAll(collcComm_t *comms,
                                          collcModule_t module, int ndev,
                                          const int *devices,
