@@ -874,6 +874,21 @@ std::string entry(const std::string &select,
     "select": )" + select + "}";
 }
 
+/// The v1 kernel and the two-shot twins (twoShotTwins) with policy table
+/// `table`, loaded into *m; a communicator of rank 0 of 2 on sm_90 over it
+/// (its routes built apart).
+void loadTwins(const std::string &table, ProgramEntry &zc,
+               ProgramEntry &chunked, collcModule_t *m, collcComm &comm,
+               std::vector<unsigned long long> &errors) {
+  twoShotTwins(zc, chunked);
+  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}, "1", table),
+                 m),
+            collcSuccess)
+      << lastError();
+  collc::test::fakeComm(comm, *m, 2, 0, errors);
+  comm.imageTarget = "sm_90";
+}
+
 /// The v1 kernel and one-shot programs with capacity bands: ll16
 /// [0, 64 KiB], sentinel [0, 256 KiB], flag [0, 1 MiB]; `table` baked in.
 std::string tabled(const std::string &table, bool withV1 = true) {
@@ -976,7 +991,6 @@ TEST_F(PolicyRouting, ForcingOverridesTheTable) {
 // twin ("<variant>:<encoding>:staged"), and the reader checks its band.
 TEST(PolicyTableTest, ARegisteredEntryMaySelectTheStagedProgram) {
   ProgramEntry zc, chunked;
-  twoShotTwins(zc, chunked);
   const unsigned both = collc::ProgramInfo::kRegisteredInput |
                         collc::ProgramInfo::kRegisteredOutput;
   const std::string table = policyTable(
@@ -985,15 +999,11 @@ TEST(PolicyTableTest, ARegisteredEntryMaySelectTheStagedProgram) {
                 {"variant": "two_shot:flag"}])",
             "registered"));
   collcModule_t m = nullptr;
-  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}, "1", table),
-                 &m),
-            collcSuccess)
-      << lastError();
   {
     collcComm comm;
     std::vector<unsigned long long> errors;
-    collc::test::fakeComm(comm, m, 2, 0, errors);
-    comm.imageTarget = "sm_90";
+    loadTwins(table, zc, chunked, &m, comm, errors);
+    ASSERT_NE(m, nullptr);
     EXPECT_EQ(collc::test::routeOf(comm, "", 1 << 22, both), chunked.name);
     EXPECT_EQ(collc::test::routeOf(comm, "", 1 << 25, both), zc.name);
     EXPECT_EQ(collc::test::routeOf(comm, "", 1 << 10, both),
@@ -1228,7 +1238,6 @@ TEST(ZeroCopyTest, ACliquesOrdinaryBuffersAreReadInPlace) {
   // chooses the staged program, or no registered entry was measured, the
   // ordinary buffers stage.
   ProgramEntry zc, chunked;
-  twoShotTwins(zc, chunked);
   const std::string table = policyTable(
       entry(R"([{"upto": 1048576, "variant": "v1"},
                 {"variant": "two_shot:flag"}])") +
@@ -1238,15 +1247,11 @@ TEST(ZeroCopyTest, ACliquesOrdinaryBuffersAreReadInPlace) {
                 {"variant": "two_shot:flag"}])",
             "registered"));
   collcModule_t m = nullptr;
-  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}, "1", table),
-                 &m),
-            collcSuccess)
-      << lastError();
   {
     collcComm comm;
     std::vector<unsigned long long> errors;
-    collc::test::fakeComm(comm, m, 2, 0, errors);
-    comm.imageTarget = "sm_90";
+    loadTwins(table, zc, chunked, &m, comm, errors);
+    ASSERT_NE(m, nullptr);
     collc::test::routeOf(comm, "", 0); // builds the routes (and tables)
     const collc::Route &route = comm.routes[collcFloat32];
     ASSERT_FALSE(route.table[1].empty());
