@@ -14,6 +14,7 @@ models per (collective, kernel) of the test's module (Inputs/module.json):
               one_shot:ll16   1.5  + 8e-5   K
               one_shot:flag   8    + 4e-6   K   (zero-copy: 6 + 2e-6 K)
 
+  gather      as all_gather (Inputs/rooted-module.json; K: S/n)
   all_gather_v v1             14    + 1e-5   K   (Inputs/variable-
               one_shot:ll16   1.2  + 1e-4   K    module.json; K: the
               one_shot:flag   9    + 4e-6   K    largest partition)
@@ -55,6 +56,10 @@ MODELS = {
         (8, 4e-6),
     ("all_gather", "collc_all_gather__one_shot_flag_zero_copy_bytes_n2"):
         (6, 2e-6),
+    ("gather", "collc_gather_bytes_n2"): (15, 1e-5),
+    ("gather", "collc_gather__one_shot_ll16_bytes_n2"): (1.5, 8e-5),
+    ("gather", "collc_gather__one_shot_flag_chunked_bytes_n2"): (8, 4e-6),
+    ("gather", "collc_gather__one_shot_flag_zero_copy_bytes_n2"): (6, 2e-6),
     ("all_gather_v", "collc_all_gather_v_bytes_n2"): (14, 1e-5),
     ("all_gather_v", "collc_all_gather_v__one_shot_ll16_bytes_n2"):
         (1.2, 1e-4),
@@ -66,7 +71,7 @@ MODELS = {
 
 
 def snap(coll, size, n):
-    unit = 16 if coll == "all_reduce" else 16 * n
+    unit = 16 if coll in ("all_reduce", "broadcast", "reduce") else 16 * n
     return max(1, (size + unit // 2) // unit) * unit
 
 
@@ -195,7 +200,7 @@ def main():
                     if size in seen:
                         continue
                     seen.add(size)
-                    key = size // n if coll in ("all_gather",
+                    key = size // n if coll in ("all_gather", "gather",
                                                 "all_gather_v") else size
                     what = "[%s] %s%s n%d %d bytes" % (
                         label, coll, " in-place" if where == "in" else "", n,
