@@ -146,10 +146,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -1616,7 +1616,8 @@ bool measure(Buffers &b, Ranks &r, const Row &row, const nlohmann::json &m,
       r.nccl ? 0 : n * rankTraffic(c.kind, (double)s.bytes, n, zeroCopy);
   const size_t copyBytes = (size_t)(traffic / (2.0 * n)) / 16 * 16;
   const double algbw = s.bytes / us / 1e3, trafficGbs = traffic / us / 1e3;
-  const bool withCopy = !noCopy && !r.nccl;
+  // The copy moves the traffic model's bytes: none for the rooted ones.
+  const bool withCopy = !noCopy && !r.nccl && !c.rooted();
   const CopyResult copy =
       withCopy ? copyBaseline(b, c, s, ctas, threads, copyBytes, calls)
                : CopyResult();
