@@ -18,8 +18,9 @@ records of bench/bandwidth/bandwidth.cpp:
    registered at 256 MiB), when the rows have --registered (default
    "collc registered", the library with registered buffers: the zero-copy
    programs), which table 1 also lists. The main row's ordinary buffers are
-   the bench's one process's: read in place (direct buffers) unless
-   COLLC_CLIQUE_DIRECT=0; the row --staged (default "collc staged", the
+   the bench's one process's: read in place (direct buffers) where the
+   module's policy table chooses a zero-copy program for registered
+   buffers, unless COLLC_CLIQUE_DIRECT=0; the row --staged (default "collc staged", the
    library with COLLC_CLIQUE_DIRECT=0: what one process per rank runs) is
    a column of its own when the rows have it.
 

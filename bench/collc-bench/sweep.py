@@ -5,8 +5,9 @@ memory, every collective, one run, one method (imported by collc-bench).
   collc             the module's typed calls (collcAllReduce, ...: the
                     runtime's choice by the module's policy table), ordinary
                     cudaMalloc buffers (the ranks are one process, which
-                    reads them in place where a zero-copy program serves
-                    the call: docs/runtime.md "Direct buffers");
+                    reads them in place where the module's policy table
+                    chooses a zero-copy program for registered buffers:
+                    docs/runtime.md "Direct buffers");
   collc registered  the same with both buffers registered
                     (collcCommRegister: the zero-copy programs may run);
   collc staged      ordinary buffers with COLLC_CLIQUE_DIRECT=0: staged, as

@@ -8,8 +8,9 @@
 // COLLC_FORCE_VARIANT value ('-': none), and optionally the buffers
 // ("registered": the bench registers its buffers with collcCommRegister, so
 // that calls can run the zero-copy programs; absent or "ordinary": not, and
-// the ranks' one process reads them in place where a zero-copy program
-// serves (direct buffers) unless COLLC_CLIQUE_DIRECT=0; "staged": not, and
+// the ranks' one process reads them in place where the module's policy
+// table chooses a zero-copy program for registered buffers (direct
+// buffers) unless COLLC_CLIQUE_DIRECT=0; "staged": not, and
 // COLLC_CLIQUE_DIRECT=0 for the row, as one process per rank runs them);
 // empty lines and lines starting with '#' are skipped. Written by scripts/gpu-ablation.sh and
 // scripts/gpu-bandwidth.sh, read by bench/ablation and bench/bandwidth.
