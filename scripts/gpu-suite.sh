@@ -15,7 +15,13 @@
 #                                       clique stages ordinary buffers as
 #                                       one process per rank does (the
 #                                       correctness, graphs and zero_copy
-#                                       suites); robust: the
+#                                       suites); racecheck: compute-
+#                                       sanitizer memcheck, then racecheck,
+#                                       on the zero_copy suite (--quick:
+#                                       registered and direct buffers,
+#                                       peers reading user memory in place;
+#                                       racecheck AllReduce and AllGather
+#                                       only); robust: the
 #                                       robustness suite, single mode, ranks
 #                                       sharing the GPUs: needs
 #                                       robust.collcmod; programs: the SNAC
@@ -41,8 +47,8 @@
 #
 # Outputs: $OUT (default build-gpu/out) gets at most 8 flat files:
 # summary.txt, env.txt, build.log, procs.log, single.log, staged.log,
-# sanitizer.log, robust.log, programs.log (at most 8 are returned: the
-# default phases write 7).
+# sanitizer.log, racecheck.log, robust.log, programs.log (the device tool
+# returns at most 8: the default phases write 7; tar more).
 # Phase results are also kept in build-gpu/results/, so PHASES run in
 # separate calls (each call is limited to 10 minutes) add up in the summary
 # of the last call: e.g. `scripts/gpu-suite.sh build procs`, then
@@ -50,8 +56,8 @@
 #
 # Environment: JOBS (default nproc), BUILD_DIR (default build-gpu),
 # PROCS_TIMEOUT / SINGLE_TIMEOUT / STAGED_TIMEOUT / SANITIZER_TIMEOUT /
-# ROBUST_TIMEOUT / PROGRAMS_TIMEOUT (seconds, default 420 / 420 / 420 /
-# 360 / 420 / 420),
+# RACECHECK_TIMEOUT / ROBUST_TIMEOUT / PROGRAMS_TIMEOUT (seconds, default
+# 420 / 420 / 420 / 360 / 300 / 420 / 420),
 # PROGRAM_RANKS (default 2,3,5,8), PROGRAM_MODULES (the programs phase's
 # modules under out/modules, default "collectives programs-ll16
 # programs-sentinel programs-flag"),
@@ -79,9 +85,9 @@ PHASES=("$@")
 [ ${#PHASES[@]} -eq 0 ] && PHASES=(build procs single staged sanitizer)
 for p in "${PHASES[@]}"; do
   case $p in
-  build | procs | single | staged | sanitizer | robust | programs) ;;
+  build | procs | single | staged | sanitizer | racecheck | robust | programs) ;;
   *)
-    echo "gpu-suite: unknown phase '$p' (build, procs, single, staged, sanitizer, robust, programs)" >&2
+    echo "gpu-suite: unknown phase '$p' (build, procs, single, staged, sanitizer, racecheck, robust, programs)" >&2
     exit 2
     ;;
   esac
@@ -157,6 +163,12 @@ record() {
   sanitizer)
     line="$line; $(grep -E 'ERROR SUMMARY' "$log" | tail -1 | sed 's/^=*\s*//')"
     ;;
+  racecheck)
+    # memcheck's run, then racecheck's: "N passed, M failed" and the
+    # tool's summary line each.
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$|(ERROR|RACECHECK) SUMMARY' \
+      "$log" | sed 's/^=*\s*//' | paste -sd ';' - | sed 's/;/; /g')
+    ;;
   esac
   echo "$line" >"$RESULTS/$phase.line"
   cp "$log" "$RESULTS/$phase.log"
@@ -199,7 +211,8 @@ if has build; then
     ninja -C '$BUILD_DIR' -j '$JOBS'"
 fi
 # The programs phase builds its own test; the others run collc_gpu_tests.
-if has procs || has single || has staged || has sanitizer || has robust; then
+if has procs || has single || has staged || has sanitizer || has racecheck ||
+  has robust; then
   [ -x "$BIN" ] || die "no $BIN: run the build phase first"
 fi
 
@@ -222,6 +235,15 @@ has sanitizer && run_phase sanitizer "${SANITIZER_TIMEOUT:-360}" \
   "$BIN" --mode=single --modules="$MODULES" --suites=correctness,graphs \
   --quick --no-big --timeout-ms=120000 --watchdog=330 \
   --filter=all_reduce,gather,reduce_scatter_v,all_to_all_v,broadcast
+
+# The zero-copy programs under compute-sanitizer (issue 11): peers read and
+# write registered windows and a clique's direct buffers in place.
+has racecheck && run_phase racecheck "${RACECHECK_TIMEOUT:-300}" bash -c '
+  compute-sanitizer --tool memcheck --error-exitcode 99 "$0" --mode=single \
+    --modules="$1" --suites=zero_copy --quick --timeout-ms=120000 &&
+    compute-sanitizer --tool racecheck --error-exitcode 99 "$0" \
+      --mode=single --modules="$1" --suites=zero_copy --quick \
+      --filter=all_reduce,all_gather --timeout-ms=120000' "$BIN" "$MODULES"
 
 # Robustness (issue 9): single mode, every rank on the one GPU it shares.
 # shellcheck disable=SC2086
@@ -285,9 +307,9 @@ fi
   echo "cuda: $(nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | head -1)"
   echo "phases:"
   overall=0
-  for phase in build procs single staged sanitizer robust programs; do
+  for phase in build procs single staged sanitizer racecheck robust programs; do
     if { [ "$phase" = robust ] || [ "$phase" = programs ] ||
-      [ "$phase" = staged ]; } &&
+      [ "$phase" = staged ] || [ "$phase" = racecheck ]; } &&
       [ ! -f "$RESULTS/$phase.status" ] && ! has "$phase"; then
       continue # optional phase, not asked for
     fi
