@@ -1,4 +1,4 @@
-//===- config.cpp - Validation of collcConfig_t -----------------*- C++ -*-===//
+//===- config.cpp - collcConfig_t and environment switches ------*- C++ -*-===//
 //
 // Part of the collc project.
 //
@@ -7,8 +7,11 @@
 #include "collc/collc.h"
 
 #include "checks.h"
+#include "runtime.h"
 
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -78,4 +81,22 @@ collcConfigValidate(const collcConfig_t *config) {
                       "(%d to %d) or COLLC_CONFIG_UNDEF_INT",
                       config->debugLevel, collcDebugNone, collcDebugTrace);
   return collcSuccess;
+}
+
+collcResult_t collc::envSwitch(const char *name, bool byDefault,
+                               const char *whatDefault, const char *whatOther,
+                               bool *on) {
+  const char *env = std::getenv(name);
+  const char *const dflt = byDefault ? "1" : "0";
+  *on = byDefault;
+  if (!env || !*env || std::strcmp(env, dflt) == 0)
+    return collcSuccess;
+  if (std::strcmp(env, byDefault ? "0" : "1") == 0) {
+    *on = !byDefault;
+    return collcSuccess;
+  }
+  return COLLC_FAIL(collcInvalidArgument,
+                    "%s is '%s'; expected %s (%s, the default) or %s (%s)",
+                    name, env, dflt, whatDefault, byDefault ? "0" : "1",
+                    whatOther);
 }

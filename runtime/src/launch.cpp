@@ -279,37 +279,37 @@ Workspace *collc::routeCall(collcComm_t comm, const Route &route,
                      : bits | (sendBytes == 0 ? kIn : 0u) |
                            (recvBytes == 0 ? kOut : 0u);
   };
-  Workspace *program = pickProgram(route, key, withEmpty(*found));
+  const unsigned registered = withEmpty(*found);
   // A clique's direct buffers (directReadable): those no window holds are
   // published as their addresses, where the policy table's registered
-  // entry makes the call a zero-copy one (asked only then: a call in the
-  // latency bands costs nothing more). Every rank of a clique answers
+  // entry makes the call a zero-copy one. Every rank of a clique answers
   // alike, so every rank switches alike. Only where that choice was
   // measured: a zero-copy program that serves every size of its band pays
   // a retire's round trip that small calls feel (at 1 MiB, 2 ranks on one
   // H200: Reduce 7.1 us in place against 5.0 staged), so a route without a
   // registered entry (an uncalibrated collective, a forced variant, a call
   // whose ranks share no size: key -1) stages ordinary buffers.
-  if (!comm->cliqueDirect || key < 0 || route.table[1].empty() ||
-      withEmpty(*found) == (kIn | kOut))
-    return program;
-  Workspace *twin = pickProgram(route, key, kIn | kOut);
-  if (!twin || !twin->kernel->program.registered ||
-      twin->kernel->program.multicast)
-    return program;
-  const bool in = sendBytes == 0 || (*found & kIn) ||
-                  directReadable(comm, sendbuff, sendBytes);
-  const bool out = recvBytes == 0 || (*found & kOut) ||
-                   directReadable(comm, recvbuff, recvBytes);
-  if (!in || !out)
-    return program;
-  const unsigned long long direct = (unsigned long long)kDirectWindow
-                                    << kWindowShift;
-  if (sendBytes > 0 && !(*found & kIn))
-    win->input = direct | reinterpret_cast<uintptr_t>(sendbuff);
-  if (recvBytes > 0 && !(*found & kOut))
-    win->output = direct | reinterpret_cast<uintptr_t>(recvbuff);
-  return twin;
+  if (comm->cliqueDirect && key >= 0 && !route.table[1].empty() &&
+      registered != (kIn | kOut)) {
+    Workspace *twin = pickProgram(route, key, kIn | kOut);
+    // Asked only where the choice is a zero-copy program: a call in the
+    // latency bands costs no driver query.
+    if (twin && twin->kernel->program.registered &&
+        !twin->kernel->program.multicast &&
+        (sendBytes == 0 || (*found & kIn) ||
+         directReadable(comm, sendbuff, sendBytes)) &&
+        (recvBytes == 0 || (*found & kOut) ||
+         directReadable(comm, recvbuff, recvBytes))) {
+      const unsigned long long direct = (unsigned long long)kDirectWindow
+                                        << kWindowShift;
+      if (sendBytes > 0 && !(*found & kIn))
+        win->input = direct | reinterpret_cast<uintptr_t>(sendbuff);
+      if (recvBytes > 0 && !(*found & kOut))
+        win->output = direct | reinterpret_cast<uintptr_t>(recvbuff);
+      return twin;
+    }
+  }
+  return pickProgram(route, key, registered);
 }
 
 long long collc::selectionBytes(const CollectiveInfo &c,

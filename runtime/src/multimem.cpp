@@ -28,25 +28,14 @@
 #include "runtime.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 using namespace collc;
 
 collcResult_t collc::multimemRequested(bool *on) {
-  const char *env = std::getenv("COLLC_MULTIMEM");
-  *on = false;
-  if (!env || !*env || std::strcmp(env, "0") == 0)
-    return collcSuccess;
-  if (std::strcmp(env, "1") == 0) {
-    *on = true;
-    return collcSuccess;
-  }
-  return COLLC_FAIL(collcInvalidArgument,
-                    "COLLC_MULTIMEM is '%s'; expected 0 (never use NVLink "
-                    "multicast, the default) or 1 (use it where every device "
-                    "of the communicator supports it)",
-                    env);
+  return envSwitch("COLLC_MULTIMEM", false, "never use NVLink multicast",
+                   "use it where every device of the communicator supports "
+                   "it",
+                   on);
 }
 
 collcResult_t collc::multimemProbe(bool requested, int device,

@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -652,20 +651,10 @@ void releaseGraphHold(void *p) {
 //===----------------------------------------------------------------------===//
 
 collcResult_t collc::cliqueDirectRequested(bool *on) {
-  const char *env = std::getenv("COLLC_CLIQUE_DIRECT");
-  *on = true;
-  if (!env || !*env || std::strcmp(env, "1") == 0)
-    return collcSuccess;
-  if (std::strcmp(env, "0") == 0) {
-    *on = false;
-    return collcSuccess;
-  }
-  return COLLC_FAIL(collcInvalidArgument,
-                    "COLLC_CLIQUE_DIRECT is '%s'; expected 1 (read ordinary "
-                    "buffers in place where every rank's device can, the "
-                    "default) or 0 (stage them, as one process per rank "
-                    "does)",
-                    env);
+  return envSwitch("COLLC_CLIQUE_DIRECT", true,
+                   "read ordinary buffers in place where every rank's "
+                   "device can",
+                   "stage them, as one process per rank does", on);
 }
 
 bool collc::directReadable(collcComm_t comm, const void *ptr,

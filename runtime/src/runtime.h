@@ -254,6 +254,13 @@ COLLC_API Workspace *routeCall(collcComm_t comm, const Route &route,
                                unsigned long long recvBytes,
                                collcWindowParams *win, unsigned *found);
 
+/// An on/off environment variable: unset, empty or its default's digit ->
+/// byDefault, the other digit -> !byDefault, anything else refused with
+/// "NAME is 'v'; expected D (whatDefault, the default) or O (whatOther)".
+COLLC_API collcResult_t envSwitch(const char *name, bool byDefault,
+                                  const char *whatDefault,
+                                  const char *whatOther, bool *on);
+
 /// COLLC_CLIQUE_DIRECT: unset, empty or 1 -> true (the default), 0 ->
 /// false, anything else refused (collcCommInitAll).
 COLLC_API collcResult_t cliqueDirectRequested(bool *on);
