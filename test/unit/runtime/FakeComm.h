@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,6 +74,24 @@ inline std::string routeOf(collcComm &comm, const char *force, long long key,
     return r.v1 ? r.v1->kernel->name : "none";
   return w->kernel->name;
 }
+
+/// Sets (or, for NULL, unsets) environment variable `name` for a scope;
+/// unset after it.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  const char *name_;
+};
 
 } // namespace collc::test
 

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeComm.h"
 #include "runtime.h"
 
 #include <gtest/gtest.h>
@@ -28,14 +29,8 @@ bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
-struct Env {
-  explicit Env(const char *value) {
-    if (value)
-      setenv("COLLC_MULTIMEM", value, 1);
-    else
-      unsetenv("COLLC_MULTIMEM");
-  }
-  ~Env() { unsetenv("COLLC_MULTIMEM"); }
+struct Env : collc::test::ScopedEnv {
+  explicit Env(const char *value) : ScopedEnv("COLLC_MULTIMEM", value) {}
 };
 
 int queries = 0;

@@ -736,14 +736,9 @@ TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
 // it lists: routed for each of them and for no other; the reader refuses a
 // served name that is no type and an element that does not divide one.
 TEST(ZeroCopyTest, CliqueDirectIsOneOrZero) {
-  struct Env {
-    explicit Env(const char *value) {
-      if (value)
-        setenv("COLLC_CLIQUE_DIRECT", value, 1);
-      else
-        unsetenv("COLLC_CLIQUE_DIRECT");
-    }
-    ~Env() { unsetenv("COLLC_CLIQUE_DIRECT"); }
+  struct Env : collc::test::ScopedEnv {
+    explicit Env(const char *value)
+        : ScopedEnv("COLLC_CLIQUE_DIRECT", value) {}
   };
   bool on = false;
   {
