@@ -194,6 +194,9 @@ struct PStep {
   int64_t accIndex = -1;
   bool last = false;
   sim::RedOp red = sim::RedOp::Sum;
+  /// Reduce (a spread's): the rank whose output `to` indexes (-1: this
+  /// one's).
+  int owner = -1;
 };
 
 /// A speculative load: what the unit held when it was read.
@@ -368,6 +371,12 @@ private:
     int64_t from = 0;
   };
   std::map<const BufferInfo *, SelfSource> selfSources;
+  /// One CTA's steps of a snac.reduce_spread: its piece of the call's
+  /// partitions in rank order (as the device cuts it), every source awaited,
+  /// then each element read from every source's input in place, reduced,
+  /// and stored at its owner's output.
+  bool spreadSteps(snac::ReduceSpreadOp op, std::vector<PStep> &steps,
+                   const StepCtx &c);
   /// snac.retire: this CTA's word to every rank, then every rank's awaited.
   void retireSteps(Operation *op, std::vector<PStep> &steps, const StepCtx &c);
   /// `base` as a word to every rank (this one included), then every rank's
@@ -771,6 +780,9 @@ bool ProgramSimulator::evalBlock(Block &block,
                      get(reduce.getPart()), sources, redOpOf(reduce.getOp()),
                      steps, c))
         return false;
+    } else if (auto spread = dyn_cast<snac::ReduceSpreadOp>(op)) {
+      if (!spreadSteps(spread, steps, c))
+        return false;
     } else if (auto each = dyn_cast<snac::TakeEachOp>(op)) {
       // Exactly the loop over p of `take source p into partition p`.
       for (int p = 0; p < n; ++p)
@@ -1108,6 +1120,67 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
       for (int p : sources)
         read(PStep::Use, p, u);
     }
+  }
+  return true;
+}
+
+bool ProgramSimulator::spreadSteps(snac::ReduceSpreadOp op,
+                                   std::vector<PStep> &steps,
+                                   const StepCtx &c) {
+  int rank = c.rank, call = c.call;
+  const BufferInfo *rx, *dst;
+  if (!bufferOf(op, op.getSrcAttr(), snac::BufferKind::receive, rx) ||
+      !bufferOf(op, op.getDstAttr(), snac::BufferKind::output, dst))
+    return false;
+  if (!rx->inPlace || !chunked || input->packed)
+    return fail(op, "a spread needs a zero-copy program (in_place receive "
+                    "buffers, a chunk) of a scattered input");
+  // The pieces: steps x n x W of the call's T elements, whole units.
+  const int64_t total = totalOf(*input, call, rank);
+  const int64_t pieces = stepsOf[call][rank] * n * W;
+  int64_t piece = (total + pieces - 1) / pieces;
+  piece = (piece + unitElems - 1) / unitElems * unitElems;
+  const int64_t lo = ((c.step * n + rank) * W + c.worker) * piece;
+  const int64_t hi = std::min(lo + piece, total);
+  PStep base{PStep::AwaitWord, op};
+  base.slot = slotOf(*rx, c.epoch);
+  base.epoch = c.epoch;
+  base.step = c.step;
+  base.unit = base.word = c.worker;
+  base.red = redOpOf(op.getOp());
+  // Every source's word, an empty piece's too (the device's chunkAcquire).
+  for (int p = 0; p < n; ++p) {
+    PStep w = base;
+    w.peer = p;
+    steps.push_back(w);
+  }
+  // The word of source p says where its partition `rank` is: partition o's
+  // element j is `offsetOf(o) + j - offsetOf(rank)` from there.
+  const int64_t mine = offsetOf(*input, call, rank, rank);
+  for (int o = 0; o < n; ++o) {
+    const int64_t at = offsetOf(*input, call, rank, o);
+    const int64_t count = sizeOf(*input, call, rank, o);
+    const int64_t a = std::max(lo, at), b = std::min(hi, at + count);
+    if (a >= b)
+      continue;
+    const int64_t owns = sizeOf(*dst, call, o, 0);
+    if (owns != count)
+      return fail(op, formatv("call {0}: rank {1} spreads partition {2} of "
+                              "{3} elements into rank {2}'s output of {4}",
+                              call, rank, o, count, owns));
+    for (int64_t u = a; u < b; u += unitElems)
+      for (int p = 0; p < n; ++p) {
+        PStep s = base;
+        s.kind = PStep::PeerRead;
+        s.peer = p;
+        s.count = std::min(unitElems, b - u);
+        s.from = u - mine;
+        s.to = u - at;
+        s.accIndex = u;
+        s.last = p == n - 1;
+        s.owner = o;
+        steps.push_back(s);
+      }
   }
   return true;
 }
@@ -1846,8 +1919,29 @@ bool ProgramSimulator::consume(Agent &agent, const PStep &s, const Unit &u) {
   int call = rankCall[agent.rank];
   if (s.count == 0)
     return true;
-  std::vector<uint32_t> &out = outputs[agent.rank];
-  std::vector<int> &mark = written[agent.rank];
+  // A spread stores at a peer's output: the owner must run this call, and
+  // its host's start of it (the poisoned output) be ordered before (the
+  // owner's ready word, awaited: its put_each said where its output is).
+  const int owner = s.owner >= 0 ? s.owner : agent.rank;
+  if (owner != agent.rank && s.last) {
+    if (rankCall[owner] != call || rankFinished[owner])
+      return fail(s.op,
+                  formatv("{0}: {1} stores to rank {2}'s output while rank "
+                          "{2} {3}: the owner's call ended before the peers "
+                          "storing to it were done (snac.retire)",
+                          when(call, s.step), who(me), owner,
+                          rankFinished[owner]
+                              ? std::string("has finished its calls")
+                              : formatv("runs call {0}", rankCall[owner])
+                                    .str()));
+    if (clocks[me][agents.size() + owner] < hostTick[owner])
+      return fail(s.op, formatv("{0}: {1} stores to rank {2}'s output "
+                                "before rank {2}'s start of the call is "
+                                "ordered before it",
+                                when(call, s.step), who(me), owner));
+  }
+  std::vector<uint32_t> &out = outputs[owner];
+  std::vector<int> &mark = written[owner];
   if (s.accIndex < 0) {
     for (int64_t i = 0; i < s.count; ++i) {
       if (mark[s.to + i] == call)
@@ -1856,7 +1950,7 @@ bool ProgramSimulator::consume(Agent &agent, const PStep &s, const Unit &u) {
                                   when(call, s.step), who(me), s.to + i));
       out[s.to + i] = u.elems[i];
       mark[s.to + i] = call;
-      writtenBy[agent.rank][s.to + i] = me;
+      writtenBy[owner][s.to + i] = me;
     }
     return true;
   }
@@ -1879,7 +1973,7 @@ bool ProgramSimulator::consume(Agent &agent, const PStep &s, const Unit &u) {
                                 when(call, s.step), who(me), s.to + i));
     out[s.to + i] = sim::atomReduce(o.type, s.red, acc[i]);
     mark[s.to + i] = call;
-    writtenBy[agent.rank][s.to + i] = me;
+    writtenBy[owner][s.to + i] = me;
   }
   agent.acc.erase(s.accIndex);
   return true;
@@ -2088,7 +2182,10 @@ void ProgramSimulator::agentTouches(const Agent &a, std::vector<Touch> &t) {
     // host's; mcLive() checks that order in every trace instead.
     break;
   case PStep::PeerRead:
-    // Not a race the search reverses: the source's host rewrites its
+    // Not a race the search reverses (nor a spread's store to a peer's
+    // output, checked in consume() as the read is here: declared, it made
+    // the exhaustive search of a right 2-rank spread pass 2 million states
+    // for 3 calls, against 1080 without): the source's host rewrites its
     // buffers only after its CTAs end, which snac.retire orders after this
     // read; declaring the pair would make every pending host step race with
     // every in-place read (the host is not enabled there, so each would

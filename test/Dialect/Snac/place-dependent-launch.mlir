@@ -128,3 +128,20 @@ snac.program for @no_pdl variant one_shot policy #snac.policy<encoding = flag, s
   snac.launch_dependents
   snac.reduce_take sum @rx[%e, *] -> @output[%c0]
 }
+
+// A spread stores to the owners' outputs: after it, before the retire.
+// CHECK-LABEL: snac.program for @reduce_scatter_v
+// CHECK:         snac.put_each
+// CHECK-NEXT:    snac.reduce_spread
+// CHECK-NEXT:    snac.launch_dependents
+// CHECK-NEXT:    snac.retire
+snac.program for @reduce_scatter_v variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 1073741824> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output packed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column in_place
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.reduce_spread sum @rx[%e, *] -> @output
+  snac.retire %e
+}

@@ -191,6 +191,21 @@ snac.program for @zero_copy variant one_shot policy #snac.policy<encoding = flag
   snac.retire %e
 }
 
+// A spread (a `_v` reduction's zero-copy twin): no partition operand.
+// CHECK-LABEL: snac.program for @spread variant one_shot
+// CHECK:         snac.reduce_spread max @rx[%[[E:.+]], *] -> @output
+// CHECK-NEXT:    snac.retire %[[E]]
+snac.program for @spread variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 1073741824> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output packed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column in_place
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.reduce_spread max @rx[%e, *] -> @output
+  snac.retire %e
+}
+
 // Agreed steps (a transposing `_v` copy): `agree` printed last, only when
 // true.
 // CHECK-LABEL: snac.program for @all_to_all_v_agreed variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, agree = true> {

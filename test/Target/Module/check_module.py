@@ -204,8 +204,9 @@ def check_programs(m, expected):
                  else k["grid"] if chunk
                  else k["grid"] * k["threads"] // 32)
         # A chunked region holds one step: a chunk per CTA; a zero-copy one
-        # a where word and a retire word per CTA (then the ready words).
-        payload = (2 * round16(k["grid"] * 8) if registered
+        # a where word, a retire word and an output where word per CTA (then
+        # the ready words).
+        payload = (3 * round16(k["grid"] * 8) if registered
                    else k["grid"] * chunk if chunk else round16(max(hi, 16)))
         if p["encoding"] == "ll16":
             region = 2 * payload  # a 16-byte packet carries 8 bytes

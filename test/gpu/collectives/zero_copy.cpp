@@ -662,9 +662,9 @@ bool checkRoutes(Ranks &r, const std::vector<CallState> &calls, bool registered,
       // clique that reads ordinary buffers in place (COLLC_CLIQUE_DIRECT
       // not 0, ranks on one device here or cudaMalloc buffers), for a call
       // whose ranks share a size (not AllToAll_v) on a route with
-      // registered entries (not Broadcast and Reduce, which the shipped
-      // table has none of), the same zero-copy program with every non-empty
-      // buffer published as its address; else the chunked program.
+      // registered entries (a calibrated collective's), the same zero-copy
+      // program with every non-empty buffer published as its address; else
+      // the chunked program.
       const bool direct = !registered && commsOf(r, c)[l]->cliqueDirect &&
                           ch.key >= 0 && ch.registeredTable;
       if (ch.launchFound != ch.found) {

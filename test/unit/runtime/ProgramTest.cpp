@@ -618,10 +618,10 @@ void twoShotTwins(ProgramEntry &zc, ProgramEntry &chunked) {
   zc.name = "collc_all_reduce__two_shot_flag_zero_copy_f32_n2";
   zc.chunk = "1073741824";
   zc.registered = R"(["input", "output"])";
-  // Words only: where, retire and ready, one each per CTA.
+  // Words only: where, retire, output where and ready, one each per CTA.
   zc.region = (long long)collcRxRegionBytes(
       COLLC_ENCODING_FLAG, collcRxInPlacePayloadBytes(zc.grid), zc.grid);
-  EXPECT_EQ(zc.region, 3 * 128);
+  EXPECT_EQ(zc.region, 4 * 128);
   zc.rx = 2 * (long long)collcRxBytes(2, 2, zc.region);
 }
 
@@ -679,8 +679,8 @@ TEST(ZeroCopyTest, RegisteredBuffersPickTheZeroCopyTwin) {
   bad = zc;
   bad.region -= 16;
   bad.rx = 2 * (long long)collcRxBytes(2, 2, bad.region);
-  expectRefused({bad.text()}, {"region_bytes is 368", "the words of 16 CTAs "
-                                                      "(zero-copy) needs 384"});
+  expectRefused({bad.text()}, {"region_bytes is 496", "the words of 16 CTAs "
+                                                      "(zero-copy) needs 512"});
 }
 
 TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {

@@ -125,6 +125,7 @@ private:
   void emitTake(snac::TakeOp op, int indent);
   void emitTakeEach(snac::TakeEachOp op, int indent);
   void emitReduceTake(snac::ReduceTakeOp op, int indent);
+  void emitReduceSpread(snac::ReduceSpreadOp op, int indent);
   void emitLaunchDependents(snac::LaunchDependentsOp op, int indent);
   void emitRetire(snac::RetireOp op, int indent);
   void emitMcBarrier(snac::McBarrierOp op, int indent);
@@ -133,6 +134,11 @@ private:
   /// the multicast parameters instead).
   void emitMulticastHead(const std::string &name, const cuda::ElementType &elem,
                          int64_t n);
+  /// Whether the program spreads its reduction (its put_each then says
+  /// where this rank's output is too).
+  bool spreads() {
+    return !program.getBody().getOps<snac::ReduceSpreadOp>().empty();
+  }
   /// Whether `receive` is in place (a zero-copy program's).
   bool inPlace(FlatSymbolRefAttr receive) {
     return program.lookupBuffer(receive).getInPlace();
@@ -260,6 +266,7 @@ LogicalResult ProgramEmitter::check() {
     if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
             arith::RemUIOp, scf::YieldOp, snac::EpochOp, snac::PutOp,
             snac::PutEachOp, snac::TakeOp, snac::TakeEachOp, snac::ReduceTakeOp,
+            snac::ReduceSpreadOp,
             snac::LaunchDependentsOp, snac::RetireOp, snac::McBarrierOp,
             snac::McReduceOp, snac::McReduceLocalOp, snac::McPutOp>(op))
       return WalkResult::advance();
@@ -349,10 +356,13 @@ void ProgramEmitter::emitPut(snac::PutOp op, int indent) {
 void ProgramEmitter::emitPutEach(snac::PutEachOp op, int indent) {
   snac::ProgramBufferOp src = program.lookupBuffer(op.getSrcAttr());
   if (inPlace(op.getDstAttr())) {
-    line(indent) << "g.expose_each(/*op=*/" << nextOp++ << ", "
+    const bool spread = spreads();
+    line(indent) << "g.expose_each" << (spread ? "</*Spread=*/true>" : "")
+                 << "(/*op=*/" << nextOp++ << ", "
                  << epoch(op.getEpoch(), op.getDstAttr())
-                 << ", [&](int k) { return " << whereOf(src, "k")
-                 << "; });\n";
+                 << ", [&](int k) { return " << whereOf(src, "k") << "; }"
+                 << (spread ? ", " + whereOf(output, "0") : std::string())
+                 << ");\n";
     return;
   }
   std::string head = "g.put_each(";
@@ -391,6 +401,13 @@ void ProgramEmitter::emitReduceTake(snac::ReduceTakeOp op, int indent) {
                << nextOp++ << ", " << epoch(op.getEpoch(), op.getSrcAttr())
                << ", " << partition(output, op.getPart()) << ", "
                << count(output, op.getPart()) << ");\n";
+}
+
+void ProgramEmitter::emitReduceSpread(snac::ReduceSpreadOp op, int indent) {
+  line(indent) << "g.reduce_spread<"
+               << cuda::deviceName("RedOp", common::toVocab(op.getOp()))
+               << ">(/*op=*/" << nextOp++ << ", "
+               << epoch(op.getEpoch(), op.getSrcAttr()) << ");\n";
 }
 
 void ProgramEmitter::emitLaunchDependents(snac::LaunchDependentsOp,
@@ -451,6 +468,8 @@ void ProgramEmitter::emitOp(Operation &op, int indent) {
     emitTakeEach(each, indent);
   else if (auto reduce = dyn_cast<snac::ReduceTakeOp>(op))
     emitReduceTake(reduce, indent);
+  else if (auto spread = dyn_cast<snac::ReduceSpreadOp>(op))
+    emitReduceSpread(spread, indent);
   else if (auto launch = dyn_cast<snac::LaunchDependentsOp>(op))
     emitLaunchDependents(launch, indent);
   else if (auto retire = dyn_cast<snac::RetireOp>(op))
@@ -677,10 +696,11 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
             p.registered.push_back("output");
         }
         // Zero-copy: the buffers the program publishes, which a call must
-        // have registered (the input always; the output when forwarded).
+        // have registered (the input always; the output when forwarded or
+        // when peers store parts of it: a spread).
         if (program.isZeroCopy()) {
           p.registered.push_back("input");
-          bool forwards = false;
+          bool forwards = spreads();
           program.walk([&](snac::PutOp put) {
             forwards |= put.getSrc() == output.getSymName();
           });

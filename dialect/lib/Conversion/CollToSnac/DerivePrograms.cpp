@@ -419,6 +419,7 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
 /// producer's registered buffer; then `snac.retire`, so that no producer's
 /// call ends before its readers are done. Nothing is staged, so a step
 /// moves a whole part of each partition (`zero-copy-chunk-bytes` per CTA).
+/// A `_v` reduction's snac.reduce_take becomes a snac.reduce_spread.
 void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
   MLIRContext *ctx = &getContext();
   OpBuilder b(chunked);
@@ -432,6 +433,25 @@ void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
   for (auto buffer : body.getOps<snac::ProgramBufferOp>())
     if (buffer.getKind() == snac::BufferKind::receive)
       buffer.setInPlace(true);
+  // A `_v` reduction spreads: its owners' partitions can be of any sizes
+  // (one can hold the whole input: a Reduce), and each owner reducing its
+  // own would leave the call to the largest one's CTAs and links; every
+  // rank reduces T / n of them instead, storing each element at its owner
+  // (whose output the put_each's ready word publishes too).
+  for (auto buffer : body.getOps<snac::ProgramBufferOp>())
+    if (buffer.getKind() == snac::BufferKind::input &&
+        buffer.getLayout() == snac::Layout::scattered_v)
+      for (auto reduce :
+           llvm::make_early_inc_range(body.getOps<snac::ReduceTakeOp>())) {
+        b.setInsertionPoint(reduce);
+        snac::ReduceSpreadOp::create(
+            b, reduce.getLoc(), reduce.getOpAttr(), reduce.getSrcAttr(),
+            reduce.getEpoch(), reduce.getDstAttr());
+        Value part = reduce.getPart();
+        reduce.erase();
+        if (part.use_empty() && part.getDefiningOp())
+          part.getDefiningOp()->erase();
+      }
   auto epoch = *body.getOps<snac::EpochOp>().begin();
   b.setInsertionPointToEnd(&body);
   snac::RetireOp::create(b, program.getLoc(), epoch.getEpoch());

@@ -598,7 +598,7 @@ LogicalResult PutOp::verifyForward() {
       break;
     bool writes = false;
     op.walk([&](Operation *inner) {
-      writes |= isa<TakeOp, TakeEachOp, ReduceTakeOp>(inner);
+      writes |= isa<TakeOp, TakeEachOp, ReduceTakeOp, ReduceSpreadOp>(inner);
     });
     if (writes)
       writer = &op;
@@ -621,6 +621,30 @@ LogicalResult TakeOp::verify() {
 
 LogicalResult ReduceTakeOp::verify() {
   return verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch());
+}
+
+/// A spread reads every source's input and writes the owners' outputs in
+/// place: a zero-copy program's, of a scattered input (partition o of every
+/// input is owner o's) into a packed output (each owner's one partition).
+LogicalResult ReduceSpreadOp::verify() {
+  if (failed(verifyTake(*this, getSrcAttr(), getDstAttr(), getEpoch())))
+    return failure();
+  auto program = (*this)->getParentOfType<ProgramOp>();
+  if (!program.lookupBuffer(getSrcAttr()).getInPlace())
+    return emitOpError() << "reads every source's input where it lies, but '"
+                         << getSrc()
+                         << "' is not in_place (a zero-copy program's)";
+  if (!program.lookupBuffer(getDstAttr()).isPacked())
+    return emitOpError() << "stores each owner's one reduced partition, but '"
+                         << getDst() << "' has one partition per rank";
+  for (auto buffer : program.getBody().front().getOps<ProgramBufferOp>())
+    if (buffer.getKind() == BufferKind::input && buffer.isPacked())
+      return emitOpError() << "spreads the partitions of a scattered input, "
+                              "but '"
+                           << buffer.getSymName()
+                           << "' has one partition (every rank reduces the "
+                              "whole of it: snac.reduce_take)";
+  return success();
 }
 
 /// put_each sends partition k to rank k: its source needs one partition per

@@ -2,8 +2,9 @@
 //
 // Programmatic dependent launch lets the next kernel start its prologue
 // before this one ends; triggering it at exit (what the schedules do) hides
-// nothing. A program's remote writes are its puts (snac.put, put_each;
-// in-switch: snac.mc_reduce, mc_reduce_local, mc_put):
+// nothing. A program's remote writes are its puts (snac.put, put_each),
+// a spread's stores to the owners' outputs (snac.reduce_spread) and the
+// in-switch ops (snac.mc_reduce, mc_reduce_local, mc_put):
 // once the last is issued, what remains is waiting and local copying, which
 // the next kernel's address arithmetic can overlap.
 //
@@ -39,7 +40,8 @@ struct SnacPlaceDependentLaunchPass
       // holds it (its loop, if any).
       Operation *last = nullptr;
       program.getBody().walk([&](Operation *op) {
-        if (isa<PutOp, PutEachOp, McReduceOp, McReduceLocalOp, McPutOp>(op))
+        if (isa<PutOp, PutEachOp, ReduceSpreadOp, McReduceOp, McReduceLocalOp,
+                McPutOp>(op))
           last = op;
       });
       if (!last)

@@ -294,13 +294,15 @@ COLLC_ABI_FN unsigned long long collcRxPayloadBytes(int variant,
 /// Zero-copy programs (in_place receive buffers) hold no payload: a region
 /// (slot, source) holds one "where" word per CTA (where the source's
 /// partition is), then (only read in slot 0 of the first buffer) one retire
-/// word per CTA, then the ready words. `collcRxInPlaceWordBytes` is one row
-/// of words for `ctas` CTAs, the payload two of them.
+/// word per CTA, then one output "where" word per CTA (a spread's,
+/// snac.reduce_spread: where the source's output is, for the peers that
+/// store parts of it), then the ready words. `collcRxInPlaceWordBytes` is
+/// one row of words for `ctas` CTAs, the payload three of them.
 COLLC_ABI_FN unsigned long long collcRxInPlaceWordBytes(int ctas) {
   return ((unsigned long long)ctas * 8ull + 15ull) / 16ull * 16ull;
 }
 COLLC_ABI_FN unsigned long long collcRxInPlacePayloadBytes(int ctas) {
-  return 2ull * collcRxInPlaceWordBytes(ctas);
+  return 3ull * collcRxInPlaceWordBytes(ctas);
 }
 
 /// A registered buffer's place, as a zero-copy program publishes it: the

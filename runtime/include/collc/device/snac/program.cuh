@@ -551,9 +551,11 @@ public:
   }
 
   /// Zero-copy put_each: where partition k is (`where(k)`) to rank k, every
-  /// k; one fence for the N ready words.
-  template <class Where>
-  COLLC_DEVICE_INLINE void expose_each(int op, Epoch e, Where where) {
+  /// k; one fence for the N ready words. A spread's (Spread) also says
+  /// where this rank's output is (`output`), released by the same words.
+  template <bool Spread = false, class Where>
+  COLLC_DEVICE_INLINE void expose_each(int op, Epoch e, Where where,
+                                       u64 output = 0) {
     static_assert(InPlace, "expose_each is a zero-copy program's put_each");
     (void)op;
     syncBeforePut();
@@ -562,10 +564,65 @@ public:
     const unsigned long long off =
         collcRxOffset(slot(e), p_.rank, N, RegionBytes);
     COLLC_PRAGMA_UNROLL
-    for (int k = 0; k < N; ++k)
-      dev::st_relaxed_sys(whereWord(static_cast<char *>(rx_.rx[k]) + off),
-                          where(k));
+    for (int k = 0; k < N; ++k) {
+      char *const region = static_cast<char *>(rx_.rx[k]) + off;
+      dev::st_relaxed_sys(whereWord(region), where(k));
+      if constexpr (Spread)
+        dev::st_relaxed_sys(outputWhereWord(region), output);
+    }
     releaseEvery(off, e);
+  }
+
+  /// snac.reduce_spread: the call's partitions (every rank's output
+  /// partition, rank order: count(rank, o) elements each, one size on every
+  /// rank as a reduction's are) are one sequence of T elements, cut into
+  /// steps x N x H pieces of ceil(T / (steps N H)) elements (whole 16-byte
+  /// vectors), and this CTA reduces piece (s N + rank) H + h of step s:
+  /// each element from every source's input (its partition o, at the where
+  /// word of the put_each's partition `rank` moved by the offsets between
+  /// them: every rank's input has the same partitions), stored to owner
+  /// o's output (a peer's at its output where word). Its own stores to peer
+  /// outputs are ordered before the owners' call ends by snac.retire (the
+  /// barrier, then the fence before the retire words).
+  template <RedOp kOp>
+  COLLC_DEVICE_INLINE void reduce_spread(int op, Epoch e) {
+    static_assert(InPlace && !InputPacked,
+                  "a spread reads the partitions of scattered inputs in place");
+    dirty_ = true;
+    if (failed_)
+      return;
+    long long total = 0, mine = 0;
+    COLLC_PRAGMA_UNROLL
+    for (int o = 0; o < N; ++o) {
+      mine += o < p_.rank ? sizeWord(o) : 0;
+      total += sizeWord(o);
+    }
+    const long long pieces = steps_ * N * (long long)gridDim.x;
+    long long c = (total + pieces - 1) / pieces;
+    c = (c + kLanes16 - 1) / kLanes16 * kLanes16;
+    const long long lo =
+        ((e.stepIndex * N + p_.rank) * gridDim.x + blockIdx.x) * c;
+    const long long hi = lo + c < total ? lo + c : total;
+    if (!chunkAcquire(op, e, 0, N, lo))
+      return;
+    long long at = 0;
+    for (int o = 0; o < N && at < hi; ++o) {
+      const long long n = sizeWord(o);
+      const long long a = lo > at ? lo : at;
+      const long long b = hi < at + n ? hi : at + n;
+      if (a < b) {
+        const E *from[N];
+        COLLC_PRAGMA_UNROLL
+        for (int q = 0; q < N; ++q)
+          from[q] = peerPart(e, q) + (a - mine);
+        E *const dst = (o == p_.rank ? static_cast<E *>(p_.output)
+                                     : peerOutput(e, o)) +
+                       (a - at);
+        peerReduceIn<kOp>(from, dst, b - a);
+      }
+      at += n;
+    }
+    dirty_ = true;
   }
 
   /// snac.retire: this CTA's reads of the step are done (the barrier: every
@@ -1485,6 +1542,25 @@ private:
                buffer + collcRxOffset(0, source, N, RegionBytes) +
                collcRxInPlaceWordBytes(static_cast<int>(gridDim.x))) +
            blockIdx.x;
+  }
+
+  /// A spread's: where source q's output is (after the retire words).
+  COLLC_DEVICE_INLINE static u64 *outputWhereWord(char *region) {
+    return reinterpret_cast<u64 *>(
+               region +
+               2ull * collcRxInPlaceWordBytes(static_cast<int>(gridDim.x))) +
+           blockIdx.x;
+  }
+
+  /// Zero-copy, after chunkAcquire: rank o's output in its registered
+  /// window (a spread's), as this rank maps it.
+  COLLC_DEVICE_INLINE E *peerOutput(Epoch e, int o) const {
+    const u64 where =
+        dev::ld_relaxed_sys(outputWhereWord(myRegion(slot(e), o)));
+    const u64 window = where >> COLLC_WINDOW_SHIFT;
+    const u64 base = win_.table[window * N + static_cast<u64>(o)];
+    return reinterpret_cast<E *>(
+        base + (where & ((1ull << COLLC_WINDOW_SHIFT) - 1ull)));
   }
 
   /// Zero-copy, after chunkAcquire: source q's partition in its registered

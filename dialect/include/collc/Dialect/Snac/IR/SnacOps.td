@@ -616,6 +616,34 @@ def Snac_ReduceTakeOp : Snac_Op<"reduce_take"> {
   let hasVerifier = 1;
 }
 
+def Snac_ReduceSpreadOp : Snac_Op<"reduce_spread", [HasParent<"ProgramOp">]> {
+  let summary = "Reduce an equal share of every rank's partition, in place";
+  let description = [{
+    Zero-copy only (`src` in_place): the call's partitions, every rank's
+    output partition in rank order, are one sequence of T elements, and
+    each rank reduces T / n of them whatever the partitions' sizes: for each
+    element of its share, every source's input element of that partition
+    (read where the source's snac.put_each said its partition is, as
+    snac.reduce_take reads it), combined in ascending rank order with FP32
+    accumulation, rounded once (the bits of `snac.reduce_take`), stored to
+    the owner's `dst` (a peer's through its registered window, published
+    with the put_each's ready word). A skewed `_v` reduction is then set by
+    T / n, not by its largest partition (snac.reduce_take's owner reduces
+    its whole partition). The program's snac.retire orders every write
+    before the owner's call ends.
+
+    ```mlir
+    snac.reduce_spread sum @rx[%e, *] -> @output
+    ```
+  }];
+  let arguments = (ins Snac_ReductionAttr:$op, FlatSymbolRefAttr:$src,
+                       I64:$epoch, FlatSymbolRefAttr:$dst);
+  let assemblyFormat = [{
+    custom<Keyword>($op) $src `[` $epoch `,` `*` `]` `->` $dst attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Snac_RetireOp : Snac_Op<"retire", [HasParent<"ProgramOp">]> {
   let summary = "End a zero-copy step: every reader is done with this rank";
   let description = [{
