@@ -169,8 +169,8 @@ def check_programs(m, expected):
     programs = [k for k in m["kernels"] if "program" in k]
     if len(programs) != expected:
         sys.exit(f"{len(programs)} program kernels, expected {expected}")
-    if programs and m.get("program_abi_version") != 1:
-        sys.exit("program kernels without program_abi_version 1")
+    if programs and m.get("program_abi_version") != 2:
+        sys.exit("program kernels without program_abi_version 2")
     encodings = set()
     for k in programs:
         p = k["program"]

@@ -65,7 +65,7 @@ for name in re.findall(r"^\.visible \.entry (\w+)\(", ptx, re.M):
 
 module = {
     "format": "collc-module", "format_version": 1, "kernel_abi_version": 2,
-    "program_abi_version": 1,
+    "program_abi_version": 2,
     "compiler": {"name": "make_module.py", "version": "0", "nvrtc": "nvcc"},
     "spec": {"file": "kernels.cu", "sha256": hashlib.sha256(
         ptx.encode()).hexdigest()},

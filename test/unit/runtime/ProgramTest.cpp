@@ -91,8 +91,11 @@ const char *kV1Kernel = R"({"name": "collc_all_reduce_f32_n2", "target": "sm_90"
       "free_events": 2, "staging_bytes": 524288, "intermediate_bytes": 524288,
       "event_words": 65, "state_words": 19}})";
 
+/// The program ABI this runtime speaks, as a manifest spells it.
+const std::string kAbi = std::to_string(COLLC_PROGRAM_ABI_VERSION);
+
 std::string manifest(const std::vector<std::string> &kernels,
-                     const char *programAbi = "1",
+                     const char *programAbi = kAbi.c_str(),
                      const std::string &policyTable = "") {
   std::string list;
   for (const std::string &k : kernels)
@@ -123,7 +126,7 @@ collcResult_t load(const std::string &text, collcModule_t *m) {
 /// Loads `kernels`, expects a refusal whose message holds every `parts`.
 void expectRefused(const std::vector<std::string> &kernels,
                    const std::vector<std::string> &parts,
-                   const char *programAbi = "1") {
+                   const char *programAbi = kAbi.c_str()) {
   collcModule_t m = nullptr;
   EXPECT_EQ(load(manifest(kernels, programAbi), &m), collcInvalidArgument);
   EXPECT_EQ(m, nullptr);
@@ -196,7 +199,8 @@ TEST(ProgramManifestTest, ReceiveBufferFactsMustBeTheABIs) {
 TEST(ProgramManifestTest, TheProgramABIVersionIsChecked) {
   ProgramEntry e;
   expectRefused({e.text()}, {"no 'program_abi_version'"}, nullptr);
-  expectRefused({e.text()}, {"program ABI version is 7", "speaks 1"}, "7");
+  expectRefused({e.text()}, {"program ABI version is 7", "speaks " + kAbi},
+                "7");
   // A module without programs need not name the program ABI.
   collcModule_t m = nullptr;
   EXPECT_EQ(load(manifest({kV1Kernel}, nullptr), &m), collcSuccess)
@@ -876,7 +880,8 @@ void loadTwins(const std::string &table, ProgramEntry &zc,
                ProgramEntry &chunked, collcModule_t *m, collcComm &comm,
                std::vector<unsigned long long> &errors) {
   twoShotTwins(zc, chunked);
-  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}, "1", table),
+  ASSERT_EQ(load(manifest({kV1Kernel, zc.text(), chunked.text()}, kAbi.c_str(),
+                          table),
                  m),
             collcSuccess)
       << lastError();
@@ -898,7 +903,7 @@ std::string tabled(const std::string &table, bool withV1 = true) {
                                       flag.text()};
   if (withV1)
     kernels.insert(kernels.begin(), kV1Kernel);
-  return manifest(kernels, "1", table);
+  return manifest(kernels, kAbi.c_str(), table);
 }
 
 const char *kSelect = R"([{"upto": 4096, "variant": "one_shot:sentinel"},
@@ -1007,7 +1012,7 @@ TEST(PolicyTableTest, ARegisteredEntryMaySelectTheStagedProgram) {
   collcModuleDestroy(m);
   // Its band starts above 1 MiB: selecting it from 0 is refused.
   expectTableRefused(
-      manifest({kV1Kernel, zc.text(), chunked.text()}, "1",
+      manifest({kV1Kernel, zc.text(), chunked.text()}, kAbi.c_str(),
                policyTable(entry(R"([{"variant": "two_shot:flag:staged"}])",
                                  "registered"))),
       {"selects two_shot:flag:staged for [0, any] bytes, but the band of "
@@ -1091,7 +1096,8 @@ TEST(PolicyTableTest, WithATableVariantsMayOverlap) {
   expectTableRefused(manifest(kernels),
                      {"overlaps that of", "need disjoint bands"});
   collcModule_t m = nullptr;
-  ASSERT_EQ(load(manifest(kernels, "1", policyTable(entry(
+  ASSERT_EQ(load(manifest(kernels, kAbi.c_str(),
+                          policyTable(entry(
                               R"([{"upto": 4096, "variant": "two_shot:flag"},
                                   {"upto": 65536, "variant": "one_shot:ll16"},
                                   {"variant": "v1"}])"))),

@@ -187,8 +187,9 @@ COLLC_ABI_FN unsigned long long collcSlotBufferElems(int partitions,
 // `program` object (docs/module-format.md).
 //===----------------------------------------------------------------------===//
 
-/// Version of collcProgramParams and of the receive-buffer layout below.
-#define COLLC_PROGRAM_ABI_VERSION 1
+/// Version of collcProgramParams and of the receive-buffer layout below (2:
+/// a zero-copy region's third row of words, the output where words).
+#define COLLC_PROGRAM_ABI_VERSION 2
 
 /// How readiness travels with the data into a receive buffer.
 ///  - FLAG: data stores, then one release store of the epoch per
