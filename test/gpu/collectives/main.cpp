@@ -18,7 +18,8 @@
 /// --filter limits the correctness and zero_copy suites to collectives whose
 /// names contain one of the comma-separated strings; --quick shrinks every
 /// suite (sizes up to 1000 elements, bf16/f32/f8e5m2, 20 replays; zero_copy:
-/// all_gather, all_reduce and broadcast in bf16) for compute-sanitizer.
+/// all_gather, all_reduce, broadcast, all_to_all_v and the spreads,
+/// reduce_scatter_v and reduce, in bf16) for compute-sanitizer.
 ///
 /// --mode=procs (default) forks one process per GPU for every suite (at
 /// least two: with one GPU two processes share it); rank 0 makes the

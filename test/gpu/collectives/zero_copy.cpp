@@ -1307,7 +1307,8 @@ std::vector<Set> makeSets(int n) {
     if (selected(s.calls[0].coll->name) &&
         (!gOpt.quick || s.name == "all_reduce/bf16" ||
          s.name == "all_gather/bf16" || s.name == "broadcast/bf16" ||
-         s.name == "all_to_all_v/bf16"))
+         s.name == "all_to_all_v/bf16" ||
+         s.name == "reduce_scatter_v/bf16" || s.name == "reduce/bf16"))
       chosen.push_back(std::move(s));
   return chosen;
 }
