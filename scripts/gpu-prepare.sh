@@ -3,7 +3,8 @@
 # spec library into the module files the GPU suite loads, and copies the
 # header-only JSON library the runtime needs (the GPU machines have no Debian
 # packages). Then send the tree to the GPU machine with
-# carry: ["out", ".deps"] and run scripts/gpu-suite.sh there.
+# carry: ["out/modules", ".deps"] and run scripts/gpu-suite.sh there (the
+# device takes at most 64 MB with the tracked tree: carry only what a run uses).
 #   TARGET (default sm_90: the H200s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,4 +31,4 @@ build/bin/collc specs/collectives.coll --emit=module --target=sm_100 \
 rm -rf .deps/include/nlohmann
 cp -r /usr/include/nlohmann .deps/include/
 du -sh out .deps
-echo "ready: carry [\"out\", \".deps\"] and run scripts/gpu-suite.sh on the GPU machine"
+echo "ready: carry [\"out/modules\", \".deps\"] and run scripts/gpu-suite.sh on the GPU machine"

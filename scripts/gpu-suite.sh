@@ -34,7 +34,7 @@
 #                                       test/gpu/programs/runtime_programs)
 #
 # What must exist before the run (made on the CPU machine, e.g. by
-# scripts/gpu-prepare.sh, and sent with carry: ["out", ".deps"]):
+# scripts/gpu-prepare.sh, and sent with carry: ["out/modules", ".deps"]):
 #   out/modules/collectives.collcmod  } build/bin/collc --emit=module
 #   out/modules/variable.collcmod     }   --target=sm_90 -o out/modules
 #   .deps/include/nlohmann/json.hpp     (a copy of /usr/include/nlohmann)
