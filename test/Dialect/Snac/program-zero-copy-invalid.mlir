@@ -3,7 +3,8 @@
 // buffers only, flag readiness, a chunk, no speculation, one snac.retire as
 // the body's last op; in_place only on a receive buffer; snac.retire only in
 // a program with in-place buffers, its epoch from snac.epoch; snac.reduce_spread
-// only from an in_place buffer into a packed output, of a scattered input.
+// only from an in_place buffer into a packed output, of a scattered input,
+// with a snac.put_each into that buffer.
 
 // expected-error@+1 {{has 1 of 2 receive buffers in_place: a zero-copy program reads every source in place}}
 snac.program for @x variant two_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
@@ -173,5 +174,22 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots 
   snac.put_each @input -> @rx[%e]
   // expected-error@+1 {{takes from 'output', which is not a receive buffer}}
   snac.reduce_spread sum @output[%e, *] -> @output
+  snac.retire %e
+}
+
+// -----
+
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 1024> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output packed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column in_place
+  %c1 = arith.constant 1 : index
+  %e = snac.epoch
+  scf.for %k = %r to %n step %c1 {
+    snac.put @input[%k] -> @rx[%e] to %k
+  }
+  // expected-error@+1 {{needs a snac.put_each of the input into 'rx': it publishes where each rank's output is}}
+  snac.reduce_spread sum @rx[%e, *] -> @output
   snac.retire %e
 }

@@ -644,6 +644,16 @@ LogicalResult ReduceSpreadOp::verify() {
                            << buffer.getSymName()
                            << "' has one partition (every rank reduces the "
                               "whole of it: snac.reduce_take)";
+  // The put_each into `src` publishes where the output is (the device's
+  // expose_each<Spread>); a put per partition would not.
+  bool exposed = false;
+  program.walk([&](PutEachOp each) {
+    exposed |= each.getDst() == getSrc();
+  });
+  if (!exposed)
+    return emitOpError() << "needs a snac.put_each of the input into '"
+                         << getSrc()
+                         << "': it publishes where each rank's output is";
   return success();
 }
 
