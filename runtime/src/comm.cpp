@@ -831,8 +831,8 @@ void reportProgramError(collcComm_t comm, const Workspace &w,
                         volatile unsigned long long *e) {
   const KernelInfo &k = *w.kernel;
   const long long source = (long long)e[5];
-  // Op ~0: the agreement on a call's steps (program.cuh, agree_await,
-  // after step 0's takes).
+  // Op ~0: the agreement on a call's steps (program.cuh, agree), before
+  // the first op.
   char at[96];
   if (e[3] == ~0ull)
     std::snprintf(at, sizeof at, "agreeing on the call's steps, slot %llu",

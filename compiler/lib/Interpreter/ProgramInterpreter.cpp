@@ -462,10 +462,8 @@ private:
   /// Agreed steps (policy agree, not under the fault agree-skipped): every
   /// CTA publishes the steps its rank counts to every peer (a Word, unit
   /// W + worker of region (slot of the first step, rank), as the device's
-  /// agreement word) before its first step and awaits theirs after step
-  /// 0; the steps are counted from the largest size of the whole matrix,
-  /// and a pair's parts from its own steps (step 0 is cut before the
-  /// agreement).
+  /// agreement word) and awaits theirs before its first step; the steps
+  /// are counted from the largest size of the whole matrix.
   bool agree = false;
   snac::EpochOp epochOp;
   static constexpr int kRetireSlot = 1 << 20;
@@ -886,12 +884,8 @@ bool ProgramSimulator::shareOf(Operation *op, int64_t count, const StepCtx &c,
   int64_t steps = stepsOf[call][c.rank];
   // `_v` programs cut each partition by its own count, fixed ones every
   // partition by the largest the rank sees (as the device's PerPartParts).
-  // Agreed: the pair's own steps (the device cuts step 0 before the
-  // agreement), which the agreed count covers.
   int64_t pe =
-      agree ? partFor(count, std::max<int64_t>(1, (count + W * ce - 1) /
-                                                      (W * ce)))
-            : partFor(perPartParts ? count : largestOf[call][c.rank], steps);
+      partFor(perPartParts ? count : largestOf[call][c.rank], steps);
   if (count > steps * W * pe)
     return fail(op, formatv("{0}: rank {1} moves a partition of {2} elements "
                             "in {3} steps of {4} CTAs x {5} elements: the "
@@ -1293,21 +1287,28 @@ bool ProgramSimulator::ranksOf(Operation *op, Value v, const char *verb,
 /// each with its own epoch, the CTA's counter + step + 1).
 bool ProgramSimulator::unroll(int id, int call, std::vector<PStep> &steps) {
   int rank = agents[id].rank;
-  // The agreement (program.cuh, agree_publish and agree_await): this
-  // CTA's words to every peer before its first step, in region (slot of the
-  // first step, source) of receive buffer 0; every peer's awaited after
-  // step 0 (its takes), before step 1.
-  PStep agreement{PStep::Word, epochOp};
-  agreement.epoch = agreement.tag = baseOf[call][rank] + 1;
-  agreement.slot = static_cast<int>(agreement.epoch % slots);
-  agreement.unit = W + agents[id].worker;
-  if (agree)
+  if (agree) {
+    // The agreement (program.cuh, agree): this CTA's words to every peer,
+    // then every peer's awaited, in region (slot of the first step,
+    // source) of receive buffer 0.
+    PStep base{PStep::Word, epochOp};
+    base.epoch = base.tag = baseOf[call][rank] + 1;
+    base.slot = static_cast<int>(base.epoch % slots);
+    base.unit = W + agents[id].worker;
     for (int t = 0; t < n; ++t)
       if (t != rank) {
-        PStep w = agreement;
+        PStep w = base;
         w.peer = t;
         steps.push_back(w);
       }
+    for (int p = 0; p < n; ++p)
+      if (p != rank) {
+        PStep w = base;
+        w.kind = PStep::AwaitWord;
+        w.peer = p;
+        steps.push_back(w);
+      }
+  }
   for (int64_t s = 0; s < stepsOf[call][rank]; ++s) {
     llvm::DenseMap<Value, int64_t> env;
     env[program.getRank()] = rank;
@@ -1316,14 +1317,6 @@ bool ProgramSimulator::unroll(int id, int call, std::vector<PStep> &steps) {
     selfSources.clear();
     if (!evalBlock(program.getBody().front(), env, steps, c))
       return false;
-    if (agree && s == 0)
-      for (int p = 0; p < n; ++p)
-        if (p != rank) {
-          PStep w = agreement;
-          w.kind = PStep::AwaitWord;
-          w.peer = p;
-          steps.push_back(w);
-        }
   }
   return true;
 }

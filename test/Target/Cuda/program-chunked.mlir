@@ -49,29 +49,11 @@
 // CHECK-NEXT:     g.take_each(/*op=*/1, e,
 // CHECK-LABEL: //===- @all_gather: one_shot program, sentinel, band [65537, 9223372036854775807] bytes, chunks of 4096 bytes per CTA -===//
 // CHECK:        Program<float, 2, Encoding::sentinel, /*Slots=*/2, /*RegionBytes=*/16384,
-// AllToAll_v, agreed steps: each rank's count goes out before step 0 and
-// is read after step 0's takes, the loop bounded by the agreed count from
-// step 1 on (docs/snac.md "Agreed steps").
-// CHECK-LABEL: //===- @all_to_all_v: one_shot program, flag, band [0, 9223372036854775807] bytes, chunks of 131072 bytes per CTA -===//
-// CHECK:        /*ChunkBytes=*/131072, /*InPlace=*/false, /*PerPartParts=*/true, /*Agree=*/true> g(p, rx, sizes);
-// CHECK-NEXT:   g.wait_previous();
-// CHECK-NEXT:   const Epoch e0 = g.epoch();
-// CHECK-NEXT:   g.agree_publish(e0);
-// CHECK-NEXT:   for (long long s = 0; s < g.steps(); ++s) {
-// CHECK-NEXT:     const Epoch e = e0.step(s);
-// CHECK-NEXT:     g.put_each(/*op=*/0, e,
-// CHECK:          g.take_each(/*op=*/1, e,
-// CHECK:          if (s == 0)
-// CHECK-NEXT:       g.agree_await(e0);
-// CHECK-NEXT:   }
-// CHECK-NEXT:   g.finish(e0.step(g.steps() - 1));
-// CHECK-NEXT: }
 
 // PTX: .entry collc_all_reduce__two_shot_flag_chunked_bf16_n2(
 // SM90: griddepcontrol.launch_dependents
 // PTX: .entry collc_all_gather__one_shot_ll16_chunked_bytes_n2(
 // PTX: .entry collc_all_gather__one_shot_sentinel_chunked_f32_n2(
-// PTX: .entry collc_all_to_all_v__one_shot_flag_chunked_bytes_n2(
 
 coll.collective @all_reduce types [bf16] ranks [2, 4] {
   coll.transform reduce<sum> scattered -> packed
@@ -121,19 +103,5 @@ snac.program for @all_gather variant one_shot policy #snac.policy<encoding = sen
   %c0 = arith.constant 0 : index
   %e = snac.epoch
   snac.put @input[%c0] -> @rx[%e] to all
-  snac.take_each @rx[%e] -> @output
-}
-
-coll.collective @all_to_all_v types [bf16] ranks [2] {
-  coll.transform copy scattered_v -> transposed_v
-}
-snac.program for @all_to_all_v variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, agree = true> {
-^bb0(%r: index, %n: index):
-  snac.program_buffer @input input scattered_v sizes row
-  snac.program_buffer @output output transposed_v sizes column
-  snac.program_buffer @rx receive scattered_v sizes column
-  %e = snac.epoch
-  snac.put_each @input -> @rx[%e]
-  snac.launch_dependents
   snac.take_each @rx[%e] -> @output
 }

@@ -705,7 +705,7 @@ TEST_F(Routing, ProgramErrorsNameTheRankTheProgramAndTheCall) {
         "collcCommAbort"})
     EXPECT_TRUE(contains(error, part)) << part << " in: " << error;
 
-  // Op ~0: the agreement on a call's steps (program.cuh, agree_await).
+  // Op ~0: the agreement on a call's steps (program.cuh, agree).
   const unsigned long long agreement[8] = {COLLC_KERNEL_TIMEOUT, 9, 0, ~0ull,
                                            ~0ull, 1, 0, ~0ull};
   std::copy(agreement, agreement + 8, e + COLLC_ERROR_REMOTE);

@@ -324,17 +324,10 @@ void ProgramEmitter::emitEpoch(snac::EpochOp op, int indent) {
     return;
   }
   line(indent) << "const Epoch e0 = g.epoch();\n";
-  if (!policy.getAgree()) {
-    line(indent) << "const long long steps = g.steps();\n";
-    line(indent) << "for (long long s = 0; s < steps; ++s) {\n";
-    line(indent + 1) << "const Epoch e = e0.step(s);\n";
-    return;
-  }
-  // Agreed steps: each rank's count goes out before step 0 and is read
-  // after step 0's takes (whose readiness orders it), so the loop's bound
-  // is the agreed count from step 1 on (program.cuh, agree_publish).
-  line(indent) << "g.agree_publish(e0);\n";
-  line(indent) << "for (long long s = 0; s < g.steps(); ++s) {\n";
+  // Agreed steps: the ranks exchange their step counts first.
+  line(indent) << (policy.getAgree() ? "const long long steps = g.agree(e0);\n"
+                                     : "const long long steps = g.steps();\n");
+  line(indent) << "for (long long s = 0; s < steps; ++s) {\n";
   line(indent + 1) << "const Epoch e = e0.step(s);\n";
 }
 
@@ -557,10 +550,7 @@ void ProgramEmitter::emitKernel(const std::string &name,
     if (isa<snac::EpochOp>(op) && policy.isChunked())
       indent = 2;
   }
-  if (policy.getAgree())
-    os << "    if (s == 0)\n      g.agree_await(e0);\n"
-       << "  }\n  g.finish(e0.step(g.steps() - 1));\n}\n\n";
-  else if (policy.isChunked())
+  if (policy.isChunked())
     os << "  }\n  g.finish(e0.step(steps - 1));\n}\n\n";
   else
     os << "  g.finish(e);\n}\n\n";

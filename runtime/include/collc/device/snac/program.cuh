@@ -406,49 +406,35 @@ public:
   COLLC_DEVICE_INLINE long long steps() const { return steps_; }
 
   /// Agreed steps (policy agree: a transposing `_v` copy, whose size vector,
-  /// this rank's row and column, need not hold the call's largest size),
-  /// in two halves around step 0, so that the agreement rides on step 0's
-  /// readiness instead of costing a round trip of its own. Before step 0
-  /// (agree_publish), thread 0 stores this CTA's agreement word of region
-  /// (slot(e0), rank) at every peer; after step 0's takes (agree_await) it
-  /// reads every peer's, and the call runs the most steps any rank counts.
-  /// Step 0 needs no agreed count: an agreeing program's parts are each
-  /// pair's own (partElemsOf), and every rank runs at least one step. The
-  /// stores are relaxed: the same thread's release of its step-0 ready
-  /// words (a fence, then the words) orders them before any peer's acquire
-  /// of those words, after which the peer reads them (still a bounded
-  /// poll: a later call's tag is a sequence error). The high 32 bits are
-  /// the call's first epoch (its low 32 bits, as LL16's sequence numbers:
-  /// calls 2^32 apart share one), the low 32 the steps this rank counts (at
-  /// most 2^32 - 1: the steps of 2^32 x the grid's chunks). The words need
-  /// no slot of their own: p writes its next call's word into the region
-  /// of slot(e0 + S) (S the agreed steps), which is this call's region only
-  /// when S >= 2, and p starts that call only after taking q's step S - 1,
-  /// which q put after it read p's word (docs/snac.md "Agreed steps").
-  COLLC_DEVICE_INLINE void agree_publish(Epoch e0) {
-    static_assert(Agree, "agree is an agreeing program's (policy agree)");
-    if (threadIdx.x != 0)
-      return;
-    const long long mine = steps_;
-    const u64 word = (static_cast<u64>(agreeTag(e0)) << 32) |
-                     static_cast<u64>(mine < 0xFFFFFFFFll ? mine : 0xFFFFFFFFll);
-    const unsigned long long off =
-        collcRxOffset(slot(e0), p_.rank, N, RegionBytes);
-    COLLC_PRAGMA_UNROLL
-    for (int d = 0; d < N; ++d)
-      if (d != p_.rank)
-        dev::st_relaxed_sys(agreeWord(static_cast<char *>(rx_.rx[d]) + off),
-                            word);
-  }
-  /// After step 0's takes: the steps of the call, the most any rank counts
-  /// (steps_ = 0 after a failure: the CTA does nothing more, as after any
-  /// failure).
-  COLLC_DEVICE_INLINE void agree_await(Epoch e0) {
+  /// this rank's row and column, need not hold the call's largest size):
+  /// thread 0 stores this CTA's agreement word of region (slot(e0), rank)
+  /// at every peer, then awaits every peer's (bounded), and the call runs
+  /// the most steps any rank counts. A word carries its own readiness and
+  /// orders no other data, so the stores are relaxed and need no fence: the
+  /// high 32 bits are the call's first epoch (its low 32 bits, as LL16's
+  /// sequence numbers: calls 2^32 apart share one), the low 32 the steps
+  /// this rank counts (at most 2^32 - 1: the steps of 2^32 x the grid's
+  /// chunks). The words need no slot of their own: p writes call k + 1's
+  /// only after its call k took q's step-0 part, which q put only after it
+  /// read p's call-k word. Returns the steps (0 after a failed wait: the
+  /// CTA does nothing more, as after any failure).
+  COLLC_DEVICE_INLINE long long agree(Epoch e0) {
     static_assert(Agree, "agree is an agreeing program's (policy agree)");
     __shared__ long long agreed;
-    if (threadIdx.x == 0 && !failed_) {
+    if (threadIdx.x == 0) {
+      const long long mine = stepsFor(largestOf(sizes_));
       const uint32_t tag = agreeTag(e0);
-      long long most = steps_;
+      const u64 word = (static_cast<u64>(tag) << 32) |
+                       static_cast<u64>(mine < 0xFFFFFFFFll ? mine
+                                                            : 0xFFFFFFFFll);
+      const unsigned long long off =
+          collcRxOffset(slot(e0), p_.rank, N, RegionBytes);
+      COLLC_PRAGMA_UNROLL
+      for (int d = 0; d < N; ++d)
+        if (d != p_.rank)
+          dev::st_relaxed_sys(agreeWord(static_cast<char *>(rx_.rx[d]) + off),
+                              word);
+      long long most = mine;
       char *const buffer = myBuffer();
       for (int q = 0; q < N && !failed_; ++q) {
         if (q == p_.rank)
@@ -479,6 +465,7 @@ public:
     }
     failed_ = __syncthreads_or(failed_) != 0;
     steps_ = failed_ ? 0 : agreed;
+    return steps_;
   }
 
   /// Ends the call in this CTA: stores its counter (read by the next call
@@ -1197,11 +1184,7 @@ private:
     // registers (a spill at 2 ranks, sm_90). A partition of 2^32 elements
     // or more takes whole chunks (the steps cover it: count <= M), and
     // more than 2^32 CTA-steps (M far beyond 2^32) single units.
-    // Agree: the pair's own steps, not the call's (known only after step
-    // 0: agree_await), so producer and consumer cut it alike from its
-    // count before the agreement.
-    const long long per =
-        (Agree ? stepsFor(count) : steps_) * (long long)gridDim.x;
+    const long long per = steps_ * (long long)gridDim.x;
     long long c;
     if (count <= 0)
       c = 0;
@@ -1969,7 +1952,7 @@ private:
   const collcWindowParams win_;
   const long long thread_, threads_;
   u64 *const counter_;
-  /// Chunked: the call's steps (Agree: this rank's count until agree_await).
+  /// Chunked: the call's steps (Agree: set by agree).
   long long steps_;
   /// Chunked, fixed sizes: the part of every partition (largestPartOf).
   const long long partElems_;
