@@ -407,7 +407,7 @@ public:
 
   /// Agreed steps (policy agree: a transposing `_v` copy, whose size vector,
   /// this rank's row and column, need not hold the call's largest size):
-  /// thread 0 stores this CTA's agreement word of region (slot(e0), rank)
+  /// warp 0 stores this CTA's agreement word of region (slot(e0), rank)
   /// at every peer, then awaits every peer's (bounded), and the call runs
   /// the most steps any rank counts. A word carries its own readiness and
   /// orders no other data, so the stores are relaxed and need no fence: the
@@ -421,7 +421,10 @@ public:
   COLLC_DEVICE_INLINE long long agree(Epoch e0) {
     static_assert(Agree, "agree is an agreeing program's (policy agree)");
     __shared__ long long agreed;
-    if (threadIdx.x == 0) {
+    // Warp 0's lanes store and poll the peers' words at once (lane d:
+    // peers d, d + 32, ...): one after another, thread 0's polls are
+    // dependent system-scope loads, one per peer.
+    if (threadIdx.x < 32) {
       const long long mine = stepsFor(largestOf(sizes_));
       const uint32_t tag = agreeTag(e0);
       const u64 word = (static_cast<u64>(tag) << 32) |
@@ -429,14 +432,13 @@ public:
                                                             : 0xFFFFFFFFll);
       const unsigned long long off =
           collcRxOffset(slot(e0), p_.rank, N, RegionBytes);
-      COLLC_PRAGMA_UNROLL
-      for (int d = 0; d < N; ++d)
+      for (int d = threadIdx.x; d < N; d += 32)
         if (d != p_.rank)
           dev::st_relaxed_sys(agreeWord(static_cast<char *>(rx_.rx[d]) + off),
                               word);
       long long most = mine;
       char *const buffer = myBuffer();
-      for (int q = 0; q < N && !failed_; ++q) {
+      for (int q = threadIdx.x; q < N && !failed_; q += 32) {
         if (q == p_.rank)
           continue;
         const u64 *at =
@@ -461,7 +463,13 @@ public:
         const long long theirs = static_cast<long long>(v & 0xFFFFFFFFull);
         most = theirs > most ? theirs : most;
       }
-      agreed = most;
+      COLLC_PRAGMA_UNROLL
+      for (int o = 16; o > 0; o >>= 1) {
+        const long long other = __shfl_xor_sync(0xFFFFFFFFu, most, o);
+        most = other > most ? other : most;
+      }
+      if (threadIdx.x == 0)
+        agreed = most;
     }
     failed_ = __syncthreads_or(failed_) != 0;
     steps_ = failed_ ? 0 : agreed;
