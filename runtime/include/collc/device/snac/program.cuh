@@ -406,25 +406,29 @@ public:
   COLLC_DEVICE_INLINE long long steps() const { return steps_; }
 
   /// Agreed steps (policy agree: a transposing `_v` copy, whose size vector,
-  /// this rank's row and column, need not hold the call's largest size):
-  /// warp 0 stores this CTA's agreement word of region (slot(e0), rank)
-  /// at every peer, then awaits every peer's (bounded), and the call runs
-  /// the most steps any rank counts. A word carries its own readiness and
-  /// orders no other data, so the stores are relaxed and need no fence: the
-  /// high 32 bits are the call's first epoch (its low 32 bits, as LL16's
-  /// sequence numbers: calls 2^32 apart share one), the low 32 the steps
+  /// this rank's row and column, need not hold the call's largest size): thread
+  /// 0 (warp 0 beyond 4 ranks) stores this CTA's agreement word of region
+  /// (slot(e0), rank) at every peer, then awaits every peer's (bounded), and
+  /// the call runs the most steps any rank counts. A word carries its own
+  /// readiness and orders no other data, so the stores are relaxed and need no
+  /// fence: the high 32 bits are the call's first epoch (its low 32 bits, as
+  /// LL16's sequence numbers: calls 2^32 apart share one), the low 32 the steps
   /// this rank counts (at most 2^32 - 1: the steps of 2^32 x the grid's
-  /// chunks). The words need no slot of their own: p writes call k + 1's
-  /// only after its call k took q's step-0 part, which q put only after it
-  /// read p's call-k word. Returns the steps (0 after a failed wait: the
-  /// CTA does nothing more, as after any failure).
+  /// chunks). The words need no slot of their own: p writes call k + 1's only
+  /// after its call k took q's step-0 part, which q put only after it read p's
+  /// call-k word. Returns the steps (0 after a failed wait: the CTA does
+  /// nothing more, as after any failure).
   COLLC_DEVICE_INLINE long long agree(Epoch e0) {
     static_assert(Agree, "agree is an agreeing program's (policy agree)");
     __shared__ long long agreed;
-    // Warp 0's lanes store and poll the peers' words at once (lane d:
-    // peers d, d + 32, ...): one after another, thread 0's polls are
-    // dependent system-scope loads, one per peer.
-    if (threadIdx.x < 32) {
+    // Beyond 4 ranks warp 0's lanes store and poll the peers' words at once
+    // (lane d: peers d, d + 32, ...), up to 4 thread 0 alone: AllToAll_v
+    // at 8 ranks on one H200 ran 1.01-1.06x faster at 1 KiB-64 KiB and
+    // 1.24x / 1.81x at 1 / 16 MiB with the lanes, at 2 ranks 0.90x at 1
+    // KiB-1 MiB (bench/results/2026-12-04-nvidia-h200/agree).
+    constexpr int kLanes = N > 4 ? 32 : 1;
+    const int lane = kLanes > 1 ? static_cast<int>(threadIdx.x) : 0;
+    if (threadIdx.x < kLanes) {
       const long long mine = stepsFor(largestOf(sizes_));
       const uint32_t tag = agreeTag(e0);
       const u64 word = (static_cast<u64>(tag) << 32) |
@@ -432,13 +436,14 @@ public:
                                                             : 0xFFFFFFFFll);
       const unsigned long long off =
           collcRxOffset(slot(e0), p_.rank, N, RegionBytes);
-      for (int d = threadIdx.x; d < N; d += 32)
+      COLLC_PRAGMA_UNROLL
+      for (int d = lane; d < N; d += kLanes)
         if (d != p_.rank)
           dev::st_relaxed_sys(agreeWord(static_cast<char *>(rx_.rx[d]) + off),
                               word);
       long long most = mine;
       char *const buffer = myBuffer();
-      for (int q = threadIdx.x; q < N && !failed_; q += 32) {
+      for (int q = lane; q < N && !failed_; q += kLanes) {
         if (q == p_.rank)
           continue;
         const u64 *at =
@@ -463,12 +468,14 @@ public:
         const long long theirs = static_cast<long long>(v & 0xFFFFFFFFull);
         most = theirs > most ? theirs : most;
       }
-      COLLC_PRAGMA_UNROLL
-      for (int o = 16; o > 0; o >>= 1) {
-        const long long other = __shfl_xor_sync(0xFFFFFFFFu, most, o);
-        most = other > most ? other : most;
+      if constexpr (kLanes > 1) {
+        COLLC_PRAGMA_UNROLL
+        for (int o = kLanes / 2; o > 0; o >>= 1) {
+          const long long other = __shfl_xor_sync(0xFFFFFFFFu, most, o);
+          most = other > most ? other : most;
+        }
       }
-      if (threadIdx.x == 0)
+      if (lane == 0)
         agreed = most;
     }
     failed_ = __syncthreads_or(failed_) != 0;
