@@ -424,8 +424,8 @@ public:
     // Beyond 4 ranks warp 0's lanes store and poll the peers' words at once
     // (lane d: peers d, d + 32, ...), up to 4 thread 0 alone: AllToAll_v
     // at 8 ranks on one H200 ran 1.01-1.06x faster at 1 KiB-64 KiB and
-    // 1.24x / 1.81x at 1 / 16 MiB with the lanes, at 2 ranks 0.90x at 1
-    // KiB-1 MiB (bench/results/2026-12-04-nvidia-h200/agree).
+    // 1.24x / 1.81x at 1 / 16 MiB with the lanes, at 2 ranks 0.90-0.93x
+    // at 1 KiB-1 MiB (bench/results/2026-12-04-nvidia-h200/agree).
     constexpr int kLanes = N > 4 ? 32 : 1;
     const int lane = kLanes > 1 ? static_cast<int>(threadIdx.x) : 0;
     if (threadIdx.x < kLanes) {
