@@ -240,10 +240,13 @@ struct BufferInfo {
 enum ObjectKind { UnitObj = FirstModelObj, WordObj };
 
 /// Where one CTA's steps of one op are unrolled: the call, the step of a
-/// chunked program (0 otherwise) and its epoch.
+/// chunked program (0 otherwise) and its epoch; with pair steps (policy
+/// pairs) the epoch and the steps of the one pair an op's peer makes with
+/// this rank (`steps` -1: the call's, stepsOf).
 struct StepCtx {
   int rank, worker, call;
   int64_t step, epoch;
+  int64_t steps = -1;
 };
 
 /// A unit of one CTA's share of an op: its index in the receive region,
@@ -331,6 +334,11 @@ private:
   /// chunked call of `steps` steps: min(ce, ceil(count / (steps * W))
   /// rounded up to a unit), as the device's.
   int64_t partFor(int64_t count, int64_t steps) const;
+  /// Pair steps: the context of peer `peer`'s pair at step c.step, its
+  /// epoch and steps by direction (`put`: this rank to the peer, else the
+  /// peer to this rank, which differ only under pair-steps-one-sided);
+  /// nullopt when that pair has no such step.
+  std::optional<StepCtx> pairCtx(const StepCtx &c, int peer, bool put) const;
   /// "call 2", or "call 2 step 1" in a chunked program: for messages.
   std::string when(int call, int64_t step) const {
     return chunked ? formatv("call {0} step {1}", call, step).str()
@@ -465,6 +473,12 @@ private:
   /// agreement word) and awaits theirs before its first step; the steps
   /// are counted from the largest size of the whole matrix.
   bool agree = false;
+  /// Pair steps (policy pairs): each pair {p, q} runs the steps of the
+  /// larger of its two counts (m[p][q], m[q][p]: p's row, q's column) with
+  /// its own epochs, the sum of its steps in the calls before (the device's
+  /// per-peer counters); under the fault pair-steps-one-sided each
+  /// direction counts its own count's steps.
+  bool pairs = false, oneSided = false;
   snac::EpochOp epochOp;
   static constexpr int kRetireSlot = 1 << 20;
   /// In-switch (variant multimem): the barriers' arrival counters live in
@@ -483,6 +497,10 @@ private:
   /// before it (the steps of the earlier calls): epoch of step s = base +
   /// s + 1.
   std::vector<std::vector<int64_t>> stepsOf, baseOf;
+  /// Pair steps: [call][rank][peer], the steps and the epoch base of the
+  /// direction rank -> peer (put) and peer -> rank (take).
+  using PairTable = std::vector<std::vector<std::vector<int64_t>>>;
+  PairTable pairPutSteps, pairPutBase, pairTakeSteps, pairTakeBase;
   /// [call][rank]: the largest size the rank sees (what a fixed program's
   /// parts are cut by).
   std::vector<std::vector<int64_t>> largestOf;
@@ -539,6 +557,8 @@ bool ProgramSimulator::prepare() {
   // Test only (agree-skipped): each rank counts from its own view.
   agree = policy.getAgree() &&
           !(epochOp && faultOf(epochOp) == "agree-skipped");
+  pairs = policy.getPairs();
+  oneSided = pairs && epochOp && faultOf(epochOp) == "pair-steps-one-sided";
   chunkUnits = std::max<int64_t>(1, o.chunkUnits);
   ce = chunkUnits * unitElems;
   // An output any part reduced (AllReduce's copy carries reduced values).
@@ -681,6 +701,32 @@ bool ProgramSimulator::prepare() {
       if (call > 0)
         bases[r] = baseOf.back()[r] + stepsOf.back()[r];
     }
+    if (pairs) {
+      // Each direction's steps and the epochs before them; a rank loops
+      // over the most steps any of its pairs runs.
+      auto stepsFor = [&](int64_t count) {
+        return std::max<int64_t>(1, (count + W * ce - 1) / (W * ce));
+      };
+      std::vector<std::vector<int64_t>> ps(n, std::vector<int64_t>(n)),
+          ts = ps, pb = ps, tb = ps;
+      for (int r = 0; r < n; ++r) {
+        stepCounts[r] = 0;
+        for (int k = 0; k < n; ++k) {
+          int64_t pair = stepsFor(std::max(m[r][k], m[k][r]));
+          ps[r][k] = oneSided ? stepsFor(m[r][k]) : pair;
+          ts[r][k] = oneSided ? stepsFor(m[k][r]) : pair;
+          if (call > 0) {
+            pb[r][k] = pairPutBase.back()[r][k] + pairPutSteps.back()[r][k];
+            tb[r][k] = pairTakeBase.back()[r][k] + pairTakeSteps.back()[r][k];
+          }
+          stepCounts[r] = std::max({stepCounts[r], ps[r][k], ts[r][k]});
+        }
+      }
+      pairPutSteps.push_back(std::move(ps));
+      pairTakeSteps.push_back(std::move(ts));
+      pairPutBase.push_back(std::move(pb));
+      pairTakeBase.push_back(std::move(tb));
+    }
     stepsOf.push_back(std::move(stepCounts));
     largestOf.push_back(std::move(largest));
     baseOf.push_back(std::move(bases));
@@ -760,10 +806,13 @@ bool ProgramSimulator::evalBlock(Block &block,
       // Exactly the loop over k of `put partition k to rank k`: the
       // device's order (every load of a thread-step first) only reorders
       // stores to distinct regions (docs/snac.md).
-      for (int k = 0; k < n; ++k)
-        if (!putSteps(&op, each.getSrcAttr(), each.getDstAttr(), k, {k}, steps,
-                      c))
+      for (int k = 0; k < n; ++k) {
+        // Pair steps: peer k's pair at its own epoch, if it has this step.
+        std::optional<StepCtx> pc = pairs ? pairCtx(c, k, /*put=*/true) : c;
+        if (pc && !putSteps(&op, each.getSrcAttr(), each.getDstAttr(), k, {k},
+                            steps, *pc))
           return false;
+      }
     } else if (auto take = dyn_cast<snac::TakeOp>(op)) {
       SmallVector<int> sources;
       if (!ranksOf(&op, take.getSource(), "takes from", call, rank, env,
@@ -785,10 +834,12 @@ bool ProgramSimulator::evalBlock(Block &block,
         return false;
     } else if (auto each = dyn_cast<snac::TakeEachOp>(op)) {
       // Exactly the loop over p of `take source p into partition p`.
-      for (int p = 0; p < n; ++p)
-        if (!takeSteps(&op, each.getSrcAttr(), each.getDstAttr(), p, {p},
-                       std::nullopt, steps, c))
+      for (int p = 0; p < n; ++p) {
+        std::optional<StepCtx> pc = pairs ? pairCtx(c, p, /*put=*/false) : c;
+        if (pc && !takeSteps(&op, each.getSrcAttr(), each.getDstAttr(), p,
+                             {p}, std::nullopt, steps, *pc))
           return false;
+      }
     } else if (isa<snac::RetireOp>(op)) {
       retireSteps(&op, steps, c);
     } else if (isa<snac::McBarrierOp>(op)) {
@@ -839,7 +890,27 @@ int64_t ProgramSimulator::stepsAt(const std::vector<std::vector<int64_t>> &m,
                                   int rank) const {
   if (!chunked)
     return 1;
+  if (pairs) {
+    // The most steps of this rank's pairs: its largest row or column entry.
+    int64_t most = 0;
+    for (int p = 0; p < n; ++p)
+      most = std::max({most, m[rank][p], m[p][rank]});
+    return std::max<int64_t>(1, (most + W * ce - 1) / (W * ce));
+  }
   return std::max<int64_t>(1, (largestAt(m, rank) + W * ce - 1) / (W * ce));
+}
+
+std::optional<StepCtx> ProgramSimulator::pairCtx(const StepCtx &c, int peer,
+                                                 bool put) const {
+  const PairTable &steps = put ? pairPutSteps : pairTakeSteps;
+  const PairTable &base = put ? pairPutBase : pairTakeBase;
+  const int64_t pairSteps = steps[c.call][c.rank][peer];
+  if (c.step >= pairSteps)
+    return std::nullopt;
+  StepCtx pc = c;
+  pc.epoch = base[c.call][c.rank][peer] + c.step + 1;
+  pc.steps = pairSteps;
+  return pc;
 }
 
 int64_t ProgramSimulator::partFor(int64_t count, int64_t steps) const {
@@ -881,7 +952,7 @@ bool ProgramSimulator::shareOf(Operation *op, int64_t count, const StepCtx &c,
   // ...); an empty part is one padding unit (flag: the ready word alone),
   // word index h.
   int call = c.call;
-  int64_t steps = stepsOf[call][c.rank];
+  int64_t steps = c.steps >= 0 ? c.steps : stepsOf[call][c.rank];
   // `_v` programs cut each partition by its own count, fixed ones every
   // partition by the largest the rank sees (as the device's PerPartParts).
   int64_t pe =
@@ -1195,7 +1266,24 @@ void ProgramSimulator::retireSteps(Operation *op, std::vector<PStep> &steps,
   base.unit = c.worker;
   base.epoch = base.tag = c.epoch;
   base.step = c.step;
-  exchangeWords(base, steps);
+  if (!pairs)
+    return exchangeWords(base, steps);
+  // Pair steps: with every peer whose pair has this step, at its epoch.
+  for (int t = 0; t < n; ++t)
+    if (std::optional<StepCtx> pc = pairCtx(c, t, /*put=*/true)) {
+      PStep w = base;
+      w.peer = t;
+      w.epoch = w.tag = pc->epoch;
+      steps.push_back(w);
+    }
+  for (int p = 0; p < n; ++p)
+    if (std::optional<StepCtx> pc = pairCtx(c, p, /*put=*/false)) {
+      PStep w = base;
+      w.kind = PStep::AwaitWord;
+      w.peer = p;
+      w.epoch = w.tag = pc->epoch;
+      steps.push_back(w);
+    }
 }
 
 void ProgramSimulator::exchangeWords(const PStep &base,

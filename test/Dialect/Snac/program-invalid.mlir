@@ -297,14 +297,14 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots 
 // -----
 
 // The optional entries after `pdl` come in one order, each once.
-// expected-error@+1 {{expected 'speculate', 'chunk' or 'agree' (in that order, each at most once) after 'pdl', got 'speculate'}}
+// expected-error@+1 {{expected 'speculate', 'chunk', 'agree' or 'pairs' (in that order, each at most once) after 'pdl', got 'speculate'}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, speculate = true> {
 ^bb0(%r: index, %n: index):
 }
 
 // -----
 
-// expected-error@+1 {{expected 'speculate', 'chunk' or 'agree' (in that order, each at most once) after 'pdl', got 'chunk'}}
+// expected-error@+1 {{expected 'speculate', 'chunk', 'agree' or 'pairs' (in that order, each at most once) after 'pdl', got 'chunk'}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, agree = true, chunk = 16> {
 ^bb0(%r: index, %n: index):
 }
@@ -327,9 +327,54 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots 
 
 // -----
 
+// expected-error@+1 {{expected 'speculate', 'chunk', 'agree' or 'pairs' (in that order, each at most once) after 'pdl', got 'agree'}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, pairs = true, agree = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// Pair steps are a chunked call's, each pair's ready words flag words.
+// expected-error@+1 {{policy pairs needs a chunked flag program (each pair runs its own steps of a chunked call), got no chunk}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, pairs = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy pairs needs a chunked flag program (each pair runs its own steps of a chunked call), got another encoding}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = sentinel, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, pairs = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy pairs and agree are two ways of counting a call's steps: choose one}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, agree = true, pairs = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// Pair steps run per-peer ops, each peer at its own steps: an op that
+// reaches every rank at once has no pair to count by.
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, pairs = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input packed sizes row
+  snac.program_buffer @output output packed sizes row
+  snac.program_buffer @rx receive scattered sizes column
+  %c0 = arith.constant 0 : index
+  %e = snac.epoch
+  // expected-error@+1 {{'snac.put' op runs in a program with policy pairs, whose ops each go to one peer at a time (snac.put_each, snac.take_each, snac.retire): each pair of ranks counts its own steps}}
+  snac.put @input[%c0] -> @rx[%e] to all
+  snac.reduce_take sum @rx[%e, *] -> @output[%c0]
+}
+
+// -----
+
 // A chunked AllToAll_v exchange whose ranks count steps from their own row
 // and column: two could count different steps.
-// expected-error@+1 {{'snac.program' op is chunked with a transposed_v output and no policy agree: its ranks see only their row and column of the size matrix and could count different steps (deadlock); add `agree = true`}}
+// expected-error@+1 {{'snac.program' op is chunked with a transposed_v output and neither policy agree nor pairs: its ranks see only their row and column of the size matrix and could count different steps (deadlock); add `agree = true` or `pairs = true`}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input scattered_v sizes row

@@ -219,6 +219,7 @@ snac.program for @all_to_all_v_agreed variant one_shot policy #snac.policy<encod
   snac.put_each @input -> @rx[%e]
   snac.take_each @rx[%e] -> @output
 }
+
 snac.program for @all_gather_unagreed variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [65537, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, agree = false> {
 ^bb0(%r: index, %n: index):
   snac.program_buffer @input input packed sizes row
@@ -227,5 +228,21 @@ snac.program for @all_gather_unagreed variant one_shot policy #snac.policy<encod
   %c0 = arith.constant 0 : index
   %e = snac.epoch
   snac.put @input[%c0] -> @rx[%e] to all
+  snac.take_each @rx[%e] -> @output
+}
+
+// Pair steps (the same exchange, each pair of ranks at its own steps):
+// `pairs` printed last, only when true.
+// CHECK-LABEL: snac.program for @all_to_all_v_pairs variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, pairs = true> {
+// CHECK-NEXT: ^bb0
+// CHECK: snac.put_each
+// CHECK: snac.take_each
+snac.program for @all_to_all_v_pairs variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, agree = false, pairs = true> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
   snac.take_each @rx[%e] -> @output
 }

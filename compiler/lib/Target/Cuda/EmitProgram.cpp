@@ -237,6 +237,13 @@ LogicalResult ProgramEmitter::check() {
            << "the CUDA backend needs the program's work assigned (ctas, "
               "threads and grain are 0 in its policy); run snac-assign-work "
               "first";
+  // Pair steps are verified by the interpreter; the device header has no
+  // per-pair counters yet (docs/snac.md "Pair steps": the next step).
+  if (policy.getPairs())
+    return program.emitError()
+           << "the CUDA backend cannot emit policy pairs yet (each pair's own "
+              "steps and epochs): derive without coll-derive-programs option "
+              "pair-steps";
   const int64_t unit = unitBytes(policy.getEncoding());
   if (policy.getGrain() % unit != 0)
     return program.emitError()

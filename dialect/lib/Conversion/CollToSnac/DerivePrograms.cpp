@@ -240,11 +240,12 @@ struct CollDeriveProgramsPass
                                 snac::Variant variant,
                                 snac::Encoding encoding, int64_t lo,
                                 int64_t hi, int64_t ctas, int64_t chunk,
-                                bool agree = false);
+                                bool agree = false, bool pairs = false);
   snac::ProgramOp deriveOneShot(CollectiveOp collective, const OneShot &shot,
                                 Operation *after, snac::Encoding encoding,
                                 int64_t lo, int64_t hi, int64_t ctas,
-                                int64_t chunk, bool agree = false);
+                                int64_t chunk, bool agree = false,
+                                bool pairs = false);
   snac::ProgramOp deriveTwoShot(CollectiveOp collective, const OneShot &shot,
                                 Operation *after, snac::Encoding encoding,
                                 int64_t lo, int64_t hi, int64_t ctas,
@@ -361,9 +362,11 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
       return;
     if (failed(checkZeroCopyChunk(collective)))
       return signalPassFailure();
+    // Option pair-steps: each pair of ranks runs its own steps instead.
     snac::ProgramOp agreed = deriveOneShot(
         collective, *shot, after, encoding, /*lo=*/0,
-        std::numeric_limits<int64_t>::max(), ctas, chunk, /*agree=*/true);
+        std::numeric_limits<int64_t>::max(), ctas, chunk,
+        /*agree=*/!pairSteps, /*pairs=*/pairSteps);
     if (zeroCopyChunkBytes > 0)
       deriveZeroCopy(agreed);
     return;
@@ -428,7 +431,7 @@ void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
   program.setPolicyAttr(snac::PolicyAttr::get(
       ctx, p.getEncoding(), p.getSlots(), p.getBandLo(), p.getBandHi(),
       p.getCtas(), p.getThreads(), p.getGrain(), p.getPdl(),
-      /*speculate=*/false, zeroCopyChunkBytes, p.getAgree()));
+      /*speculate=*/false, zeroCopyChunkBytes, p.getAgree(), p.getPairs()));
   Block &body = program.getBody().front();
   for (auto buffer : body.getOps<snac::ProgramBufferOp>())
     if (buffer.getKind() == snac::BufferKind::receive)
@@ -485,7 +488,7 @@ snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
   program.setPolicyAttr(snac::PolicyAttr::get(
       ctx, p.getEncoding(), p.getSlots(), p.getBandLo(), p.getBandHi(),
       p.getCtas(), p.getThreads(), p.getGrain(), p.getPdl(),
-      /*speculate=*/false, /*chunk=*/0, /*agree=*/false));
+      /*speculate=*/false, /*chunk=*/0, /*agree=*/false, /*pairs=*/false));
   Block &body = program.getBody().front();
   b.setInsertionPointToStart(&body);
   // The switch reaches a buffer through its multicast binding: the input
@@ -540,13 +543,13 @@ snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
 snac::ProgramOp CollDeriveProgramsPass::deriveOneShot(
     CollectiveOp collective, const OneShot &shot, Operation *after,
     snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
-    int64_t chunk, bool agree) {
+    int64_t chunk, bool agree, bool pairs) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(after);
   auto program = createProgram(b, collective, snac::Variant::one_shot,
-                               encoding, lo, hi, ctas, chunk, agree);
+                               encoding, lo, hi, ctas, chunk, agree, pairs);
   if (shot.root != Root::none)
     program.setRootAttr(snac::RootAttr::get(ctx, shot.root));
   Block &body = program.getBody().front();
@@ -614,7 +617,7 @@ snac::ProgramOp CollDeriveProgramsPass::deriveOneShot(
 snac::ProgramOp CollDeriveProgramsPass::createProgram(
     OpBuilder &b, CollectiveOp collective, snac::Variant variant,
     snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
-    int64_t chunk, bool agree) {
+    int64_t chunk, bool agree, bool pairs) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   // ll16 and sentinel units validate themselves, so loading before
@@ -626,7 +629,8 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
     lo = 0;
   auto policy =
       snac::PolicyAttr::get(ctx, encoding, slots, lo, hi, ctas, /*threads=*/0,
-                            /*grain=*/0, /*pdl=*/true, spec, chunk, agree);
+                            /*grain=*/0, /*pdl=*/true, spec, chunk, agree,
+                            pairs);
   auto program = snac::ProgramOp::create(
       b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
       snac::VariantAttr::get(ctx, variant), /*root=*/snac::RootAttr(),

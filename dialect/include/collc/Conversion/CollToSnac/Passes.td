@@ -117,6 +117,12 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            "payload bytes per CTA, partition and step of the zero-copy twin "
            "of every chunked flag program (registered buffers read in "
            "place; a multiple of 16, at most 2^30; 0: none)">,
+    Option<"pairSteps", "pair-steps", "bool", /*default=*/"false",
+           "a transposing `_v` copy (AllToAll_v, and the Scatter_v and "
+           "Gather_v it carries) gets programs whose pairs of ranks each run "
+           "their own steps (policy pairs) instead of agreeing on the call's "
+           "steps first (policy agree): verified by the interpreter, not yet "
+           "emitted (docs/snac.md \"Pair steps\")">,
     Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",

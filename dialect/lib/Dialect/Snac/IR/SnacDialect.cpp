@@ -31,40 +31,47 @@ static void printBool(AsmPrinter &printer, bool value) {
 
 /// `pdl = B` and the policy's optional tail, each entry printed only when it
 /// is not the default: `, speculate = true`, `, chunk = N`, `, agree =
-/// true`. One
+/// true`, `, pairs = true`. One
 /// directive, because two optional groups that both start with `,` cannot be
 /// told apart by the generated parser.
 static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
                                    bool &speculate, int64_t &chunk,
-                                   bool &agree) {
+                                   bool &agree, bool &pairs) {
   if (parser.parseKeyword("pdl") || parser.parseEqual() ||
       parseBool(parser, pdl))
     return failure();
   speculate = false;
   chunk = 0;
   agree = false;
-  bool seenSpeculate = false, seenChunk = false, seenAgree = false;
+  pairs = false;
+  bool seenSpeculate = false, seenChunk = false, seenAgree = false,
+       seenPairs = false;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc loc = parser.getCurrentLocation();
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return failure();
-    if (key == "speculate" && !seenSpeculate && !seenChunk && !seenAgree) {
+    if (key == "speculate" && !seenSpeculate && !seenChunk && !seenAgree &&
+        !seenPairs) {
       seenSpeculate = true;
       if (parseBool(parser, speculate))
         return failure();
-    } else if (key == "chunk" && !seenChunk && !seenAgree) {
+    } else if (key == "chunk" && !seenChunk && !seenAgree && !seenPairs) {
       seenChunk = true;
       if (parser.parseInteger(chunk))
         return failure();
-    } else if (key == "agree" && !seenAgree) {
+    } else if (key == "agree" && !seenAgree && !seenPairs) {
       seenAgree = true;
       if (parseBool(parser, agree))
         return failure();
+    } else if (key == "pairs" && !seenPairs) {
+      seenPairs = true;
+      if (parseBool(parser, pairs))
+        return failure();
     } else {
       return parser.emitError(loc)
-             << "expected 'speculate', 'chunk' or 'agree' (in that order, "
-                "each at most once) after 'pdl', got '"
+             << "expected 'speculate', 'chunk', 'agree' or 'pairs' (in that "
+                "order, each at most once) after 'pdl', got '"
              << key << "'";
     }
   }
@@ -72,7 +79,7 @@ static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
 }
 
 static void printPolicyTail(AsmPrinter &printer, bool pdl, bool speculate,
-                            int64_t chunk, bool agree) {
+                            int64_t chunk, bool agree, bool pairs) {
   printer << "pdl = ";
   printBool(printer, pdl);
   if (speculate)
@@ -81,6 +88,8 @@ static void printPolicyTail(AsmPrinter &printer, bool pdl, bool speculate,
     printer << ", chunk = " << chunk;
   if (agree)
     printer << ", agree = true";
+  if (pairs)
+    printer << ", pairs = true";
 }
 
 #define GET_ATTRDEF_CLASSES
@@ -105,7 +114,8 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  Encoding encoding, int64_t slots,
                                  int64_t bandLo, int64_t bandHi, int64_t ctas,
                                  int64_t threads, int64_t grain, bool,
-                                 bool speculate, int64_t chunk, bool agree) {
+                                 bool speculate, int64_t chunk, bool agree,
+                                 bool pairs) {
   // A flag orders the data written before it, not a payload loaded before
   // the flag was: validating such a load needs a timing assumption (SiFAR
   // 8.1). ll16 and sentinel units carry their own readiness.
@@ -151,5 +161,14 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "policy agree needs a chunked flag program "
                           "(it agrees on a chunked call's steps), got "
                        << (chunk == 0 ? "no chunk" : "another encoding");
+  // Pair steps answer agree's question another way: one of them.
+  if (pairs && (chunk == 0 || encoding != Encoding::flag))
+    return emitError() << "policy pairs needs a chunked flag program "
+                          "(each pair runs its own steps of a chunked call), "
+                          "got "
+                       << (chunk == 0 ? "no chunk" : "another encoding");
+  if (pairs && agree)
+    return emitError() << "policy pairs and agree are two ways of counting "
+                          "a call's steps: choose one";
   return success();
 }

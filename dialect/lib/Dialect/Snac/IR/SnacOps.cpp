@@ -310,12 +310,30 @@ LogicalResult ProgramOp::verifyRegions() {
   // steps and wait for each other's missing ones. (A rooted one may carry
   // fixed sizes, whose count is in every rank's row or column.)
   if (getPolicy().isChunked() && !getPolicy().getAgree() &&
-      getRootShape() == Root::none &&
+      !getPolicy().getPairs() && getRootShape() == Root::none &&
       getBufferOfKind(BufferKind::output).getLayout() == Layout::transposed_v)
-    return emitOpError() << "is chunked with a transposed_v output and no "
-                            "policy agree: its ranks see only their row and "
-                            "column of the size matrix and could count "
-                            "different steps (deadlock); add `agree = true`";
+    return emitOpError() << "is chunked with a transposed_v output and "
+                            "neither policy agree nor pairs: its ranks see "
+                            "only their row and column of the size matrix "
+                            "and could count different steps (deadlock); add "
+                            "`agree = true` or `pairs = true`";
+  // Pair steps: every op that moves or awaits data goes to one peer at a
+  // time, so each pair can run its own steps (docs/snac.md "Pair steps").
+  if (getPolicy().getPairs()) {
+    WalkResult pairs = getBody().walk([&](Operation *op) {
+      if (!isa<SnacDialect>(op->getDialect()) ||
+          isa<ProgramBufferOp, EpochOp, LaunchDependentsOp, PutEachOp,
+              TakeEachOp, RetireOp>(op))
+        return WalkResult::advance();
+      op->emitOpError()
+          << "runs in a program with policy pairs, whose ops each go to "
+             "one peer at a time (snac.put_each, snac.take_each, "
+             "snac.retire): each pair of ranks counts its own steps";
+      return WalkResult::interrupt();
+    });
+    if (pairs.wasInterrupted())
+      return failure();
+  }
   if (failed(verifyZeroCopy()) || failed(verifyMultimem()))
     return failure();
   return isMultimem() ? success() : verifyPhases();
@@ -342,7 +360,7 @@ LogicalResult ProgramOp::verifyMultimem() {
   }
   PolicyAttr policy = getPolicy();
   if (getEncoding() != Encoding::flag || policy.isChunked() ||
-      policy.getSpeculate() || policy.getAgree())
+      policy.getSpeculate() || policy.getAgree() || policy.getPairs())
     return emitOpError() << "is multimem, whose readiness is its barriers' "
                             "counters: it needs encoding flag, no chunk, no "
                             "speculation and no agreement";

@@ -51,6 +51,7 @@ struct SnacTestInjectFaultPass
         fault == "wrong-sequence-next" || fault == "wrong-sequence-previous" ||
         fault == "padding-dropped" || fault == "validation-skipped" ||
         fault == "retire-skipped" || fault == "agree-skipped" ||
+        fault == "pair-steps-one-sided" ||
         fault == "mc-first-barrier-skipped" ||
         fault == "mc-last-barrier-skipped";
     if (!programFault && fault != "missing-await" &&
@@ -63,8 +64,8 @@ struct SnacTestInjectFaultPass
              "sentinel-not-canonicalized, program-early-slot-reuse, "
              "wrong-sequence-next, wrong-sequence-previous, "
              "padding-dropped, validation-skipped, retire-skipped, "
-             "agree-skipped, mc-first-barrier-skipped or "
-             "mc-last-barrier-skipped";
+             "agree-skipped, pair-steps-one-sided, mc-first-barrier-skipped "
+             "or mc-last-barrier-skipped";
       return signalPassFailure();
     }
     // Schedules the fault does not apply to (no reduce, say) stay intact.
@@ -105,8 +106,10 @@ struct SnacTestInjectFaultPass
     }
     bool any = false;
     program.walk([&](Operation *op) {
-      if (fault == "agree-skipped") {
-        if (isa<EpochOp>(op) && program.getPolicy().getAgree()) {
+      if (fault == "agree-skipped" || fault == "pair-steps-one-sided") {
+        bool counts = fault == "agree-skipped" ? program.getPolicy().getAgree()
+                                               : program.getPolicy().getPairs();
+        if (isa<EpochOp>(op) && counts) {
           mark(op);
           any = true;
         }

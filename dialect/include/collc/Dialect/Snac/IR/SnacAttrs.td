@@ -79,6 +79,13 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
       size matrix) agrees on them on the device first: every CTA sends
       every peer the steps its rank counts and runs the most of all (docs/snac.md, "Agreed steps"). Without it two ranks could count
       different steps and wait for each other's missing ones.
+    - `pairs` (printed only when true): the other answer to the same
+      question, without a round trip: every pair of ranks runs its own
+      steps, those of the larger of its two counts (each rank of a pair
+      knows both: one in its row, the other in its column), with its own
+      epochs (a per-peer counter per CTA), so no rank needs another's sizes
+      (docs/snac.md, "Pair steps"). Only for bodies of per-peer ops
+      (`snac.put_each`, `snac.take_each`, `snac.retire`); not with `agree`.
 
     ```mlir
     #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16,
@@ -95,12 +102,13 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
                         "bool":$pdl,
                         DefaultValuedParameter<"bool", "false">:$speculate,
                         DefaultValuedParameter<"int64_t", "0">:$chunk,
-                        DefaultValuedParameter<"bool", "false">:$agree);
+                        DefaultValuedParameter<"bool", "false">:$agree,
+                        DefaultValuedParameter<"bool", "false">:$pairs);
   let assemblyFormat = [{
     `<` `encoding` `=` $encoding `,` `slots` `=` $slots `,`
     `band` `=` `[` $band_lo `,` $band_hi `]` `,` `ctas` `=` $ctas `,`
     `threads` `=` $threads `,` `grain` `=` $grain `,`
-    custom<PolicyTail>($pdl, $speculate, $chunk, $agree) `>`
+    custom<PolicyTail>($pdl, $speculate, $chunk, $agree, $pairs) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -38,6 +38,9 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
       producer's call ends while its readers still read its buffers);
     - `agree-skipped`: a program with policy `agree` counts each call's
       steps from the rank's own size vector, without the agreement;
+    - `pair-steps-one-sided`: a program with policy `pairs` runs each
+      direction of a pair for the steps of its own count only (not the
+      larger of the pair's two), and counts the pair's epochs by them;
     - `mc-first-barrier-skipped` / `mc-last-barrier-skipped`: an in-switch
       (multimem) program's first / last `snac.mc_barrier` does nothing
       (ranks reach peers' buffers before those peers start the call, or
@@ -49,7 +52,8 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
            "wrong-reduce-source | sentinel-not-canonicalized | "
            "program-early-slot-reuse | wrong-sequence-next | "
            "wrong-sequence-previous | padding-dropped | validation-skipped | "
-           "retire-skipped | agree-skipped | mc-first-barrier-skipped | "
+           "retire-skipped | agree-skipped | pair-steps-one-sided | "
+           "mc-first-barrier-skipped | "
            "mc-last-barrier-skipped">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
