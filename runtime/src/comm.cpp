@@ -449,7 +449,7 @@ Workspace *collc::pickProgram(const Route &route, long long key,
   for (Workspace *w : route.programs) {
     const ProgramInfo &g = w->kernel->program;
     const bool serves =
-        key < 0 ? g.agree
+        key < 0 ? g.agree || g.pairs
                 : g.bandLo <= (unsigned long long)key &&
                       (unsigned long long)key <= g.bandHi;
     if (serves && (g.registered & ~registered) == 0 && wholeVectors(g, key))

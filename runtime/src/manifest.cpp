@@ -154,6 +154,13 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                     ", expected true or false");
     g.agree = (*p)["agree"].get<bool>();
   }
+  // Optional (added with format_version 1 kept): absent means false.
+  if (p->contains("pairs")) {
+    if (!(*p)["pairs"].is_boolean())
+      return r.fail(where + ": pairs is " + (*p)["pairs"].dump() +
+                    ", expected true or false");
+    g.pairs = (*p)["pairs"].get<bool>();
+  }
   // Optional (added with format_version 1 kept): absent means not
   // zero-copy.
   if (p->contains("registered")) {
@@ -218,6 +225,9 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   if (g.agree && (g.encoding != COLLC_ENCODING_FLAG || !g.chunk))
     return bad("agree (steps agreed on the device) needs encoding \"flag\" "
                "and a chunk");
+  if (g.pairs && (g.encoding != COLLC_ENCODING_FLAG || !g.chunk || g.agree))
+    return bad("pairs (each pair of ranks at its own steps) needs encoding "
+               "\"flag\", a chunk and no agree");
   // A flag validates no payload loaded before it.
   if (g.speculate && g.encoding == COLLC_ENCODING_FLAG)
     return bad("speculate is true with encoding \"flag\", which validates "
@@ -236,7 +246,7 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   g.slots = (int)slots;
   if (g.multicast) {
     if (!g.registered || g.encoding != COLLC_ENCODING_FLAG || g.chunk ||
-        g.speculate || g.agree || region != 0 || rx != 0 ||
+        g.speculate || g.agree || g.pairs || region != 0 || rx != 0 ||
         g.counterWords != info.grid ||
         g.rxFill != collcRxFillByte(COLLC_ENCODING_FLAG))
       return bad("an in-switch program needs registered buffers, encoding "
@@ -287,9 +297,13 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
     return bad("rx_fill is " + std::to_string(g.rxFill) + ", expected " +
                std::to_string(collcRxFillByte(g.encoding)) + " for encoding " +
                quote(encoding));
-  if (g.counterWords != info.grid)
+  const long long counters =
+      collcProgramCounterWords(info.grid, info.worldSize, g.pairs);
+  if (g.counterWords != counters)
     return bad("counter_words is " + std::to_string(g.counterWords) +
-               ", expected the grid (" + std::to_string(info.grid) + ")");
+               ", expected " + std::to_string(counters) +
+               (g.pairs ? " (the grid x (1 + world_size): pairs)"
+                        : " (the grid)"));
   return true;
 }
 

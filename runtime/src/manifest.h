@@ -82,6 +82,9 @@ struct ProgramInfo {
   /// Chunked: the ranks agree on a call's steps on the device (two more
   /// words per CTA in each region: collcRxChunkedWords).
   bool agree = false;
+  /// Chunked: each pair of ranks runs its own steps (policy pairs); its
+  /// counters hold a word per CTA and peer after the call counters.
+  bool pairs = false;
   /// Zero-copy programs: the user buffers a call must have registered
   /// (kRegisteredInput | kRegisteredOutput); 0 for every other program.
   unsigned registered = 0;

@@ -93,6 +93,13 @@ cl::opt<bool> enableMultimem(
              "COLLC_MULTIMEM=1 on devices that support multicast. Never run "
              "multicast on machines where it is not allowed"),
     cl::init(false), cl::cat(collcCategory));
+cl::opt<bool> pairSteps(
+    "pair-steps",
+    cl::desc("Give the transposing _v copies (AllToAll_v, and the Scatter_v "
+             "and Gather_v it carries) programs whose pairs of ranks each run "
+             "their own steps instead of agreeing on the call's steps first "
+             "(policy pairs; docs/snac.md \"Pair steps\")"),
+    cl::init(false), cl::cat(collcCategory));
 cl::opt<bool> deviceTrace(
     "device-trace",
     cl::desc("With --emit=ptx|module: compile the device timeline hooks in "
@@ -619,6 +626,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     CollDeriveProgramsOptions derive;
     derive.capacityBands = !policyTable.text.empty();
     derive.multimem = enableMultimem;
+    derive.pairSteps = pairSteps;
     pm.addPass(createCollDerivePrograms(derive));
     snac::SnacAssignWorkOptions work;
     for (StringRef target : coll::CollDialect::getTargets(*module))

@@ -18,23 +18,6 @@ snac.program for @ag variant one_shot policy #snac.policy<encoding = ll16, slots
 
 // -----
 
-// Pair steps: verified by the interpreter, no device path yet.
-coll.collective @a2av types [bf16] ranks [2] {
-  coll.transform copy scattered_v -> transposed_v
-}
-// expected-error@+1 {{the CUDA backend cannot emit policy pairs yet (each pair's own steps and epochs): derive without coll-derive-programs option pair-steps}}
-snac.program for @a2av variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, pairs = true> {
-^bb0(%r: index, %n: index):
-  snac.program_buffer @input input scattered_v sizes row
-  snac.program_buffer @output output transposed_v sizes column
-  snac.program_buffer @rx receive scattered_v sizes column
-  %e = snac.epoch
-  snac.put_each @input -> @rx[%e]
-  snac.take_each @rx[%e] -> @output
-}
-
-// -----
-
 coll.collective @ag types [f32] ranks [2] {
   coll.transform copy packed -> scattered
 }

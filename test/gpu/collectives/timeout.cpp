@@ -119,14 +119,16 @@ int expectTimeout(World &w, const std::vector<collcComm_t> &comms, Case &c,
       // named events: its waits name the op, the source rank and the slot.
       // At more than 2 ranks that source may be a peer stuck on the victim.
       // A V exchange's ranks wait for the victim before the first step,
-      // in the agreement on the call's steps.
+      // in the agreement on the call's steps (policy agree), or with pair
+      // steps (policy pairs) at step 0's data, naming the op.
       if (msg.find("waiting for rank ") == std::string::npos ||
           msg.find("'s data") == std::string::npos)
         problem = "a program's message does not say whose data it waited for";
       else if (c.spec().coll->kind == Kind::AllToAllV &&
-               msg.find("agreeing on the call's steps") == std::string::npos)
-        problem = "an all_to_all_v message does not say it waited in the "
-                  "agreement on the call's steps";
+               msg.find("agreeing on the call's steps") == std::string::npos &&
+               msg.find("'s data (op ") == std::string::npos)
+        problem = "an all_to_all_v message says neither that it waited in "
+                  "the agreement on the call's steps nor at which op";
     } else {
       bool named = false;
       for (const std::string &ev : events)

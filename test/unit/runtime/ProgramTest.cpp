@@ -47,6 +47,8 @@ struct ProgramEntry {
   std::string registered;
   /// The manifest's `agree` text (agreed steps); empty: absent.
   std::string agree;
+  /// The manifest's `pairs` text (pair steps); empty: absent.
+  std::string pairs;
   /// The manifest's `multicast` text (an in-switch program); empty: absent.
   std::string multicast;
   /// The kernel's element; `serves` its text (a copy's bytes kernel);
@@ -79,6 +81,7 @@ struct ProgramEntry {
            (chunk.empty() ? "" : R"(, "chunk": )" + chunk) +
            (registered.empty() ? "" : R"(, "registered": )" + registered) +
            (agree.empty() ? "" : R"(, "agree": )" + agree) +
+           (pairs.empty() ? "" : R"(, "pairs": )" + pairs) +
            (multicast.empty() ? "" : R"(, "multicast": )" + multicast) +
            "}}";
   }
@@ -193,7 +196,7 @@ TEST(ProgramManifestTest, ReceiveBufferFactsMustBeTheABIs) {
                 {"rx_fill is 0", "expected 255 for encoding \"sentinel\""});
   e = ProgramEntry();
   e.counters = 8;
-  expectRefused({e.text()}, {"counter_words is 8", "expected the grid (16)"});
+  expectRefused({e.text()}, {"counter_words is 8", "expected 16 (the grid)"});
 }
 
 TEST(ProgramManifestTest, TheProgramABIVersionIsChecked) {
@@ -602,6 +605,61 @@ TEST(AgreedStepsTest, OnlyProgramsWhoseRanksAgreeServeAnUnknownSize) {
       COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(agreed.grid, 131072),
       agreed.grid);
   expectRefused({bad.text()}, {"region_bytes is 2097280", "needs 2097408"});
+}
+
+TEST(PairStepsTest, PairProgramsServeAnUnknownSizeWithACounterPerPeer) {
+  // A program whose pairs of ranks run their own steps serves a V
+  // exchange's unknown size (key -1) like an agreeing one; its counters are
+  // a call counter per CTA, then one per CTA and peer.
+  ProgramEntry oneShot, pairs;
+  oneShot.encoding = "flag";
+  oneShot.name = "collc_all_reduce__one_shot_flag_f32_n2";
+  pairs.encoding = "flag";
+  pairs.lo = 0;
+  pairs.hi = 9223372036854775807ull;
+  pairs.pairs = "true";
+  pairs.name = "collc_all_reduce__one_shot_flag_chunked_f32_n2";
+  pairs.chunk = "131072";
+  // No agreement row: the chunked program's regions.
+  pairs.region = (long long)collcRxRegionBytes(
+      COLLC_ENCODING_FLAG, collcRxChunkedPayloadBytes(pairs.grid, 131072),
+      collcRxChunkedWords(pairs.grid, 0));
+  pairs.counters = collcProgramCounterWords(pairs.grid, 2, 1);
+  EXPECT_EQ(pairs.counters, 16 * 3);
+  EXPECT_EQ(collcProgramCounterWords(16, 2, 0), 16);
+  collcModule_t m = nullptr;
+  ASSERT_EQ(load(manifest({oneShot.text(), pairs.text()}), &m), collcSuccess)
+      << lastError();
+  EXPECT_FALSE(m->kernels[0].program.pairs); // absent: false
+  EXPECT_TRUE(m->kernels[1].program.pairs);
+  EXPECT_EQ(m->kernels[1].program.counterWords, 48);
+  {
+    collcComm comm;
+    std::vector<unsigned long long> errors;
+    collc::test::fakeComm(comm, m, 2, 0, errors);
+    EXPECT_EQ(collc::test::routeOf(comm, "", -1), pairs.name);
+    EXPECT_EQ(collc::test::routeOf(comm, "", 100), oneShot.name);
+  }
+  collcModuleDestroy(m);
+
+  // What the reader refuses, with what is wrong.
+  ProgramEntry bad = pairs;
+  bad.pairs = "1";
+  expectRefused({bad.text()}, {"pairs is 1", "expected true or false"});
+  bad = pairs;
+  bad.counters = 16;
+  expectRefused({bad.text()},
+                {"counter_words is 16",
+                 "expected 48 (the grid x (1 + world_size): pairs)"});
+  bad = pairs;
+  bad.agree = "true";
+  expectRefused({bad.text()}, {"pairs (each pair of ranks at its own steps) "
+                               "needs encoding \"flag\", a chunk and no "
+                               "agree"});
+  bad = oneShot;
+  bad.pairs = "true";
+  bad.counters = collcProgramCounterWords(bad.grid, 2, 1);
+  expectRefused({bad.text()}, {"pairs (each pair of ranks at its own steps)"});
 }
 
 /// The two-shot flag AllReduce at 2 ranks (f32) above 1 MiB twice: its

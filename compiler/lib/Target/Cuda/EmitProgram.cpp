@@ -237,13 +237,6 @@ LogicalResult ProgramEmitter::check() {
            << "the CUDA backend needs the program's work assigned (ctas, "
               "threads and grain are 0 in its policy); run snac-assign-work "
               "first";
-  // Pair steps are verified by the interpreter; the device header has no
-  // per-pair counters yet (docs/snac.md "Pair steps": the next step).
-  if (policy.getPairs())
-    return program.emitError()
-           << "the CUDA backend cannot emit policy pairs yet (each pair's own "
-              "steps and epochs): derive without coll-derive-programs option "
-              "pair-steps";
   const int64_t unit = unitBytes(policy.getEncoding());
   if (policy.getGrain() % unit != 0)
     return program.emitError()
@@ -540,7 +533,9 @@ void ProgramEmitter::emitKernel(const std::string &name,
                    : perPartParts ? ", /*InPlace=*/false"
                                   : "",
                    perPartParts ? ", /*PerPartParts=*/true" : "",
-                   policy.getAgree() ? ", /*Agree=*/true" : "")
+                   policy.getAgree()   ? ", /*Agree=*/true"
+                   : policy.getPairs() ? ", /*Agree=*/false, /*Pairs=*/true"
+                                       : "")
                .str();
   else if (outputByRow)
     tail = ", /*OutputByRow=*/true";
@@ -693,6 +688,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         p.speculate = policy.getSpeculate();
         p.chunk = policy.getChunk();
         p.agree = policy.getAgree();
+        p.pairs = policy.getPairs();
         // In-switch: the multicast buffers, which a call must have
         // registered (the runtime binds them to multicast objects).
         if (program.isMultimem()) {

@@ -161,7 +161,8 @@ void module::write(ModuleOp module, llvm::StringRef specName,
                                                     : COLLC_VARIANT_ONE_SHOT) *
                  collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
             {"rx_fill", collcRxFillByte(enc)},
-            {"counter_words", k.grid},
+            {"counter_words",
+             collcProgramCounterWords(k.grid, k.worldSize, p.pairs)},
             {"input_packed", p.inputPacked},
             {"root", p.root},
             {"speculate", p.speculate}};
@@ -171,6 +172,9 @@ void module::write(ModuleOp module, llvm::StringRef specName,
         // Only a program whose ranks agree on its steps says so.
         if (p.agree)
           j["program"]["agree"] = true;
+        // Only a program whose pairs run their own steps says so.
+        if (p.pairs)
+          j["program"]["pairs"] = true;
         // Only a zero-copy program names the buffers it reads in place.
         if (!p.registered.empty())
           j["program"]["registered"] = p.registered;

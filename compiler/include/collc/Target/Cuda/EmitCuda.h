@@ -117,6 +117,9 @@ struct ProgramInfo {
   /// Chunked: the ranks agree on a call's steps on the device (policy
   /// `agree`, a transposing `_v` copy).
   bool agree = false;
+  /// Chunked: each pair of ranks runs its own steps at its own epochs
+  /// (policy `pairs`; its counters: collcProgramCounterWords).
+  bool pairs = false;
   /// Zero-copy programs: the user buffers a call must have registered
   /// ("input", "output"); empty for every other program.
   std::vector<std::string> registered;

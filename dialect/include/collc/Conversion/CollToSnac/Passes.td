@@ -121,8 +121,8 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            "a transposing `_v` copy (AllToAll_v, and the Scatter_v and "
            "Gather_v it carries) gets programs whose pairs of ranks each run "
            "their own steps (policy pairs) instead of agreeing on the call's "
-           "steps first (policy agree): verified by the interpreter, not yet "
-           "emitted (docs/snac.md \"Pair steps\")">,
+           "steps first (policy agree) (docs/snac.md \"Pair steps\"; collc "
+           "--pair-steps)">,
     Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",

@@ -340,6 +340,14 @@ COLLC_ABI_FN unsigned long long collcRxChunkedPayloadBytes(
   return (unsigned long long)ctas * chunkBytes;
 }
 
+/// A program's private counter words (collcProgramParams.counters): one
+/// call counter per CTA of the grid; with pair steps (policy `pairs`) then
+/// one counter per CTA and peer, CTA-major (docs/snac.md "Pair steps").
+COLLC_ABI_FN long long collcProgramCounterWords(int ctas, int worldSize,
+                                                int pairs) {
+  return (long long)ctas * (pairs ? 1 + (long long)worldSize : 1);
+}
+
 /// The words after a chunked (or zero-copy) region's payload, as
 /// collcRxRegionBytes's `segments`: one ready word per CTA, at the region's
 /// end; with agreed steps (policy `agree`) a row of as many before them,

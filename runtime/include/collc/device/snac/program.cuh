@@ -298,7 +298,7 @@ template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
           bool Speculate = false, bool OutputByRow = false,
           long long ChunkBytes = 0, bool InPlace = false,
-          bool PerPartParts = false, bool Agree = false>
+          bool PerPartParts = false, bool Agree = false, bool Pairs = false>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
   // The agreement's words sit beside the chunked flag ready words; the
@@ -307,6 +307,11 @@ class Program {
   static_assert(!Agree || (Enc == Encoding::flag && ChunkBytes > 0 &&
                            PerPartParts),
                 "agreed steps need a chunked flag program of `_v` parts");
+  // Pair steps (policy pairs): each pair of ranks runs the steps of the
+  // larger of its two counts, at its own epochs (docs/snac.md "Pair steps").
+  static_assert(!Pairs || (Enc == Encoding::flag && ChunkBytes > 0 &&
+                           PerPartParts && !Agree),
+                "pair steps need a chunked flag program of `_v` parts");
   // Zero-copy readiness is one word per CTA and step: flag, chunked.
   static_assert(!InPlace || (Enc == Encoding::flag && ChunkBytes > 0),
                 "in-place receive buffers need flag readiness and a chunk");
@@ -395,6 +400,17 @@ public:
   /// This CTA's call number: its counter + 1 (the one dependent load).
   COLLC_DEVICE_INLINE Epoch epoch() const {
     const Epoch e{*reinterpret_cast<volatile const u64 *>(counter_) + 1};
+    if constexpr (Pairs) {
+      // Each pair's counter and steps, once a call into shared memory:
+      // read where used (a volatile load and a division per op, peer and
+      // step) they made AllToAll_v 1.4x slower at 1 KiB on one H200.
+      for (int q = static_cast<int>(threadIdx.x); q < N;
+           q += static_cast<int>(blockDim.x)) {
+        pairTable()[q] = pairCounter(q);
+        pairTable()[N + q] = static_cast<u64>(pairStepsOf(q));
+      }
+      __syncthreads();
+    }
     // The kernel (and rank) by its counters' address (trace.cuh).
     COLLC_TRACE_CALL_BEGIN(reinterpret_cast<u64>(p_.counters), e.value);
     return e;
@@ -492,8 +508,13 @@ public:
     // run the call a second time with the next call's epoch. Every thread
     // reaches it (a failed thread skips its ops, not the kernel's end).
     __syncthreads();
-    if (threadIdx.x == 0 && !failed_)
+    if (threadIdx.x == 0 && !failed_) {
       *counter_ = e.value;
+      // Pair steps: each pair's counter advances by the pair's steps.
+      if constexpr (Pairs)
+        for (int q = 0; q < N; ++q)
+          pairCounter(q) = pairTable()[q] + pairTable()[N + q];
+    }
     COLLC_TRACE_CALL_END();
   }
 
@@ -576,6 +597,25 @@ public:
     syncBeforePut();
     if (failed_ || threadIdx.x != 0)
       return;
+    if constexpr (Pairs) {
+      // Each active pair's where word and ready word at its own slot.
+      for (int k = 0; k < N; ++k)
+        if (active(e, k))
+          dev::st_relaxed_sys(
+              whereWord(static_cast<char *>(rx_.rx[k]) +
+                        collcRxOffset(slot(at(e, k)), p_.rank, N, RegionBytes)),
+              where(k));
+      dev::fence_acq_rel_sys();
+      for (int k = 0; k < N; ++k)
+        if (active(e, k)) {
+          const Epoch ek = at(e, k);
+          dev::st_relaxed_sys(
+              chunkWord(static_cast<char *>(rx_.rx[k]) +
+                        collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
+              ek.value);
+        }
+      return;
+    }
     const unsigned long long off =
         collcRxOffset(slot(e), p_.rank, N, RegionBytes);
     COLLC_PRAGMA_UNROLL
@@ -653,14 +693,19 @@ public:
     if (failed_)
       return;
     if (threadIdx.x == 0) {
+      // Pairs: with each peer whose pair has this step, at its epoch.
       dev::fence_acq_rel_sys();
       COLLC_PRAGMA_UNROLL
       for (int d = 0; d < N; ++d)
-        dev::st_relaxed_sys(
-            retireWord(static_cast<char *>(rx_.rx[d]), p_.rank), e.value);
+        if (active(e, d))
+          dev::st_relaxed_sys(
+              retireWord(static_cast<char *>(rx_.rx[d]), p_.rank),
+              at(e, d).value);
       char *const mine = myBuffer();
       for (int q = 0; q < N; ++q)
-        if (!flagWait(op, e, q, retireWord(mine, q), [] { return -1ll; }))
+        if (active(e, q) &&
+            !flagWait(op, at(e, q), q, retireWord(mine, q),
+                      [] { return -1ll; }))
           break;
     }
     failed_ = __syncthreads_or(failed_) != 0;
@@ -899,22 +944,25 @@ public:
       if (!chunkAcquire(op, e, 0, N, narrow(e, d0, c0)))
         return;
       char *const mine = myBuffer();
-      const int s = slot(e);
 #pragma unroll 1
       for (int q = 0; q < N; ++q) { // One copy loop's code, not N.
+        if (!active(e, q)) // Pairs: q's pair has fewer steps.
+          continue;
         E *d = dst(q);
         long long c = count(q);
-        const long long lo = narrow(e, d, c);
+        const long long lo = narrow(e, d, c, stepsWith(q));
+        const Epoch eq = at(e, q);
         if constexpr (InPlace) {
           if (c > 0)
-            peerCopyIn(peerPart(e, q) + lo, d, c);
+            peerCopyIn(peerPart(eq, q) + lo, d, c);
         } else {
           if (fromSelf(e, q)) {
             if (c > 0)
               peerCopyIn(selfPart(e, lo), d, c);
           } else {
-            chunkCopyIn(subOffset(mine + collcRxOffset(s, q, N, RegionBytes)),
-                        d, c);
+            chunkCopyIn(
+                subOffset(mine + collcRxOffset(slot(eq), q, N, RegionBytes)),
+                d, c);
           }
         }
       }
@@ -1089,6 +1137,54 @@ public:
   }
 
 private:
+  /// Pairs: this CTA's counter of peer q's pair (the pair's steps in the
+  /// calls before), after the grid's call counters (abi.h,
+  /// collcProgramCounterWords). Written only by this CTA's thread 0 at the
+  /// call's end; read volatile, as the call counter (a dependent kernel's
+  /// CTA may start on an SM whose L1 saw an older value).
+  COLLC_DEVICE_INLINE volatile u64 &pairCounter(int q) const {
+    return reinterpret_cast<volatile u64 *>(
+        p_.counters)[gridDim.x + blockIdx.x * (unsigned)N + (unsigned)q];
+  }
+  /// Pairs: the steps of peer q's pair this call, those of the larger of
+  /// its two counts (this rank's row and column: the peer counts the same).
+  COLLC_DEVICE_INLINE long long pairStepsOf(int q) const {
+    const long long out = count(p_.rank, q), in = count(q, p_.rank);
+    return stepsFor(out > in ? out : in);
+  }
+  /// Pairs: this CTA's copy of each peer's pair counter (words 0..N-1) and
+  /// pair steps (N..2N-1) for the call, filled by epoch().
+  COLLC_DEVICE_INLINE static u64 *pairTable() {
+    __shared__ u64 table[2 * N];
+    return table;
+  }
+  COLLC_DEVICE_INLINE long long pairSteps(int q) const {
+    return static_cast<long long>(pairTable()[N + q]);
+  }
+  /// Whether peer q's pair has the step of `e` (always without Pairs).
+  COLLC_DEVICE_INLINE bool active(Epoch e, int q) const {
+    if constexpr (Pairs)
+      return e.stepIndex < pairSteps(q);
+    else
+      return true;
+  }
+  /// The epoch of e's step in peer q's pair: its counter + step + 1 (e
+  /// itself without Pairs).
+  COLLC_DEVICE_INLINE Epoch at(Epoch e, int q) const {
+    if constexpr (Pairs)
+      return Epoch{pairTable()[q] + static_cast<u64>(e.stepIndex) + 1ull,
+                   e.buffer, e.stepIndex};
+    else
+      return e;
+  }
+  /// The steps a part of peer q's pair is cut by.
+  COLLC_DEVICE_INLINE long long stepsWith(int q) const {
+    if constexpr (Pairs)
+      return pairSteps(q);
+    else
+      return steps_;
+  }
+
   COLLC_DEVICE_INLINE int slot(Epoch e) const {
     return e.buffer * Slots + static_cast<int>(e.value % static_cast<u64>(Slots));
   }
@@ -1194,12 +1290,13 @@ private:
   /// and consumer of a partition know its count (the size vector's row and
   /// column). Out of line: inlined, it spilled zero-copy kernels at 8
   /// ranks.
-  __device__ __noinline__ long long partElemsOf(long long count) const {
+  __device__ __noinline__ long long partElemsOf(long long count,
+                                                long long steps) const {
     // ceil(count / per) in 32 bits: a 64-bit division per op and step cost
     // registers (a spill at 2 ranks, sm_90). A partition of 2^32 elements
     // or more takes whole chunks (the steps cover it: count <= M), and
     // more than 2^32 CTA-steps (M far beyond 2^32) single units.
-    const long long per = steps_ * (long long)gridDim.x;
+    const long long per = steps * (long long)gridDim.x;
     long long c;
     if (count <= 0)
       c = 0;
@@ -1219,17 +1316,21 @@ private:
   /// partition's start); a part past the end gets count 0 and keeps ptr.
   /// Unchunked: 0, nothing narrowed.
   template <class P>
-  COLLC_DEVICE_INLINE long long narrow(Epoch e, P *&ptr,
-                                       long long &count) const {
+  COLLC_DEVICE_INLINE long long narrow(Epoch e, P *&ptr, long long &count,
+                                       long long steps = -1) const {
     if constexpr (!kChunked) {
       (void)e;
       (void)ptr;
       (void)count;
+      (void)steps;
       return 0;
     } else {
       // Fixed sizes: every partition is the largest (or empty: a padding
       // unit either way), so the constructor's part serves them all.
-      const long long c = PerPartParts ? partElemsOf(count) : partElems_;
+      // Pairs: a part is cut by its pair's steps.
+      const long long c =
+          PerPartParts ? partElemsOf(count, steps < 0 ? steps_ : steps)
+                       : partElems_;
       const long long lo = (e.stepIndex * gridDim.x + blockIdx.x) * c;
       const long long left = count - lo;
       count = left <= 0 ? 0 : left < c ? left : c;
@@ -1287,11 +1388,12 @@ private:
                                         long long lo) {
     if (threadIdx.x == 0) {
       char *const mine = myBuffer();
-      const int s = slot(e);
+      // Pairs: each source at its pair's epoch, if its pair has the step.
       for (int q = q0; q < q1; ++q)
-        if (!fromSelf(e, q) &&
-            !flagWait(op, e, q,
-                      chunkWord(mine + collcRxOffset(s, q, N, RegionBytes)),
+        if (active(e, q) && !fromSelf(e, q) &&
+            !flagWait(op, at(e, q), q,
+                      chunkWord(mine + collcRxOffset(slot(at(e, q)), q, N,
+                                                     RegionBytes)),
                       [&] { return lo; }))
           break;
     }
@@ -1392,23 +1494,42 @@ private:
   COLLC_DEVICE_INLINE void chunkPutEach(Epoch e, Src src, Count count) {
     if (failed_)
       return;
-    const unsigned long long off =
-        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
     bool self = false;
 #pragma unroll 1
     for (int k = 0; k < N; ++k) { // One copy loop's code, not N.
+      if (!active(e, k)) // Pairs: k's pair has fewer steps.
+        continue;
       const E *s = src(k);
       long long c = count(k);
       if (k == p_.rank && selfDirect(e) && recordSelf(e, s, c)) {
         self = true;
         continue;
       }
-      narrow(e, s, c);
+      narrow(e, s, c, stepsWith(k));
+      const unsigned long long off =
+          collcRxOffset(slot(at(e, k)), p_.rank, N, RegionBytes);
       char *const to[1] = {subOffset(static_cast<char *>(peer(k)) + off)};
       chunkCopyOut<1>(s, c, to);
     }
     __syncthreads();
     dirty_ = false;
+    if constexpr (Pairs) {
+      // Each active pair's word at its own slot and epoch, one fence.
+      if (threadIdx.x == 0) {
+        dev::fence_acq_rel_sys();
+        for (int k = 0; k < N; ++k)
+          if (active(e, k) && !(self && k == p_.rank)) {
+            const Epoch ek = at(e, k);
+            dev::st_relaxed_sys(
+                chunkWord(static_cast<char *>(rx_.rx[k]) +
+                          collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
+                ek.value);
+          }
+      }
+      return;
+    }
+    const unsigned long long off =
+        collcRxOffset(slot(e), p_.rank, N, RegionBytes);
     if (threadIdx.x == 0) {
       if constexpr (N == 1) {
         if (!self)
