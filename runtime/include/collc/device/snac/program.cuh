@@ -298,7 +298,8 @@ template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
           bool Speculate = false, bool OutputByRow = false,
           long long ChunkBytes = 0, bool InPlace = false,
-          bool PerPartParts = false, bool Agree = false, bool Pairs = false>
+          bool PerPartParts = false, bool Agree = false, bool Pairs = false,
+          long long PairLL16 = 0>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
   // The agreement's words sit beside the chunked flag ready words; the
@@ -312,6 +313,10 @@ class Program {
   static_assert(!Pairs || (Enc == Encoding::flag && ChunkBytes > 0 &&
                            PerPartParts && !Agree),
                 "pair steps need a chunked flag program of `_v` parts");
+  // Small pairs by LL16 (policy pair_ll16): staged, one receive buffer.
+  static_assert(PairLL16 == 0 || (Pairs && !InPlace && !OutputByRow &&
+                                  PairLL16 % 16 == 0 && PairLL16 <= ChunkBytes),
+                "small pairs by LL16 need a staged one-shot pairs program");
   // Zero-copy readiness is one word per CTA and step: flag, chunked.
   static_assert(!InPlace || (Enc == Encoding::flag && ChunkBytes > 0),
                 "in-place receive buffers need flag readiness and a chunk");
@@ -408,6 +413,9 @@ public:
            q += static_cast<int>(blockDim.x)) {
         pairTable()[q] = pairCounter(q);
         pairTable()[N + q] = static_cast<u64>(pairStepsOf(q));
+        if constexpr (PairLL16 > 0)
+          pairTable()[2 * N + q] = pairLargest(q) * (long long)sizeof(E) <=
+                                   PairLL16;
       }
       __syncthreads();
     }
@@ -959,6 +967,9 @@ public:
           if (fromSelf(e, q)) {
             if (c > 0)
               peerCopyIn(selfPart(e, lo), d, c);
+          } else if (pairSmall(q)) { // PairLL16: each thread its packets.
+            if (!failed_)
+              llTakePart(op, eq, q, pairLLSub(mine, slot(eq), q), d, c, lo);
           } else {
             chunkCopyIn(
                 subOffset(mine + collcRxOffset(slot(eq), q, N, RegionBytes)),
@@ -966,6 +977,9 @@ public:
           }
         }
       }
+      // PairLL16: a thread's failed wait stops its whole CTA, as a flag's.
+      if constexpr (PairLL16 > 0)
+        failed_ = __syncthreads_or(failed_) != 0;
       dirty_ = true;
     } else if constexpr (Enc == Encoding::flag) {
       // One ready word per warp and source, polled: nothing to batch.
@@ -1148,15 +1162,68 @@ private:
   }
   /// Pairs: the steps of peer q's pair this call, those of the larger of
   /// its two counts (this rank's row and column: the peer counts the same).
-  COLLC_DEVICE_INLINE long long pairStepsOf(int q) const {
+  COLLC_DEVICE_INLINE long long pairLargest(int q) const {
     const long long out = count(p_.rank, q), in = count(q, p_.rank);
-    return stepsFor(out > in ? out : in);
+    return out > in ? out : in;
+  }
+  COLLC_DEVICE_INLINE long long pairStepsOf(int q) const {
+    return stepsFor(pairLargest(q));
   }
   /// Pairs: this CTA's copy of each peer's pair counter (words 0..N-1) and
   /// pair steps (N..2N-1) for the call, filled by epoch().
+  /// With PairLL16 words 2N..3N-1: whether each pair is small (its larger
+  /// count at most PairLL16 bytes: it exchanges by LL16 in one step).
   COLLC_DEVICE_INLINE static u64 *pairTable() {
-    __shared__ u64 table[2 * N];
+    __shared__ u64 table[(PairLL16 > 0 ? 3 : 2) * N];
     return table;
+  }
+  COLLC_DEVICE_INLINE static bool pairSmall(int q) {
+    if constexpr (PairLL16 > 0)
+      return pairTable()[2 * N + q] != 0;
+    else
+      return false;
+  }
+  /// PairLL16: this CTA's LL16 sub-region of (slot, source) in `buffer`,
+  /// after the slots x N regions (abi.h collcRxPairLL16Bytes).
+  COLLC_DEVICE_INLINE static dev::ll::Packet *pairLLSub(char *buffer, int s,
+                                                        int source) {
+    const unsigned long long sub =
+        collcRxPairLL16SubBytes(static_cast<int>(gridDim.x), PairLL16);
+    return reinterpret_cast<dev::ll::Packet *>(
+        buffer + (unsigned long long)Slots * N * RegionBytes +
+        ((static_cast<unsigned long long>(s) * N + source) * gridDim.x +
+         blockIdx.x) *
+            sub);
+  }
+  /// PairLL16: this CTA's part (c elements from `src`) as LL16 packets at
+  /// `to`, one padding packet for an empty part (a take waits for it).
+  COLLC_DEVICE_INLINE void llPutPart(const E *src, long long c,
+                                     dev::ll::Packet *to, uint32_t seq) const {
+    const long long units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
+    const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
+    for (long long j = threadIdx.x; j < units; j += blockDim.x)
+      dev::ll::store(to + j,
+                     j * kLanes8 < c ? W::load(src, j * kLanes8, c, aligned)
+                                     : u64{0},
+                     seq);
+  }
+  /// PairLL16: this CTA's part from source q's LL16 packets at `from` into
+  /// `dst` (c elements; `lo` the part's first element, for the error
+  /// record). False after this thread recorded a failed wait.
+  COLLC_DEVICE_INLINE bool llTakePart(int op, Epoch e, int q,
+                                      const dev::ll::Packet *from, E *dst,
+                                      long long c, long long lo) {
+    const long long units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
+    const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
+    const uint32_t seq = seqOf(e);
+    for (long long j = threadIdx.x; j < units; j += blockDim.x) {
+      dev::ll::Packet v;
+      if (!llWait(op, e, seq, q, from + j, lo / kLanes8 + j, &v))
+        return false;
+      if (j * kLanes8 < c)
+        W::store(dst, j * kLanes8, c, aligned, llPayload(v));
+    }
+    return true;
   }
   COLLC_DEVICE_INLINE long long pairSteps(int q) const {
     return static_cast<long long>(pairTable()[N + q]);
@@ -1390,7 +1457,7 @@ private:
       char *const mine = myBuffer();
       // Pairs: each source at its pair's epoch, if its pair has the step.
       for (int q = q0; q < q1; ++q)
-        if (active(e, q) && !fromSelf(e, q) &&
+        if (active(e, q) && !pairSmall(q) && !fromSelf(e, q) &&
             !flagWait(op, at(e, q), q,
                       chunkWord(mine + collcRxOffset(slot(at(e, q)), q, N,
                                                      RegionBytes)),
@@ -1506,6 +1573,13 @@ private:
         continue;
       }
       narrow(e, s, c, stepsWith(k));
+      if (pairSmall(k)) { // PairLL16: the packets carry their readiness.
+        const Epoch ek = at(e, k);
+        llPutPart(s, c,
+                  pairLLSub(static_cast<char *>(peer(k)), slot(ek), p_.rank),
+                  seqOf(ek));
+        continue;
+      }
       const unsigned long long off =
           collcRxOffset(slot(at(e, k)), p_.rank, N, RegionBytes);
       char *const to[1] = {subOffset(static_cast<char *>(peer(k)) + off)};
@@ -1514,11 +1588,17 @@ private:
     __syncthreads();
     dirty_ = false;
     if constexpr (Pairs) {
-      // Each active pair's word at its own slot and epoch, one fence.
+      // Each active pair's word at its own slot and epoch, one fence (none
+      // when every active pair is small: LL16 needs neither).
       if (threadIdx.x == 0) {
-        dev::fence_acq_rel_sys();
+        bool words = PairLL16 == 0;
+        if constexpr (PairLL16 > 0)
+          for (int k = 0; k < N; ++k)
+            words |= active(e, k) && !pairSmall(k) && !(self && k == p_.rank);
+        if (words)
+          dev::fence_acq_rel_sys();
         for (int k = 0; k < N; ++k)
-          if (active(e, k) && !(self && k == p_.rank)) {
+          if (active(e, k) && !pairSmall(k) && !(self && k == p_.rank)) {
             const Epoch ek = at(e, k);
             dev::st_relaxed_sys(
                 chunkWord(static_cast<char *>(rx_.rx[k]) +
