@@ -956,6 +956,8 @@ public:
       for (int q = 0; q < N; ++q) { // One copy loop's code, not N.
         if (!active(e, q)) // Pairs: q's pair has fewer steps.
           continue;
+        if (pairSmall(q) && !fromSelf(e, q)) // PairLL16: llTakeEach below.
+          continue;
         E *d = dst(q);
         long long c = count(q);
         const long long lo = narrow(e, d, c, stepsWith(q));
@@ -967,9 +969,6 @@ public:
           if (fromSelf(e, q)) {
             if (c > 0)
               peerCopyIn(selfPart(e, lo), d, c);
-          } else if (pairSmall(q)) { // PairLL16: each thread its packets.
-            if (!failed_)
-              llTakePart(op, eq, q, pairLLSub(mine, slot(eq), q), d, c, lo);
           } else {
             chunkCopyIn(
                 subOffset(mine + collcRxOffset(slot(eq), q, N, RegionBytes)),
@@ -978,8 +977,10 @@ public:
         }
       }
       // PairLL16: a thread's failed wait stops its whole CTA, as a flag's.
-      if constexpr (PairLL16 > 0)
+      if constexpr (PairLL16 > 0) {
+        llTakeEach(op, e, dst, count);
         failed_ = __syncthreads_or(failed_) != 0;
+      }
       dirty_ = true;
     } else if constexpr (Enc == Encoding::flag) {
       // One ready word per warp and source, polled: nothing to batch.
@@ -1195,35 +1196,116 @@ private:
          blockIdx.x) *
             sub);
   }
-  /// PairLL16: this CTA's part (c elements from `src`) as LL16 packets at
-  /// `to`, one padding packet for an empty part (a take waits for it).
-  COLLC_DEVICE_INLINE void llPutPart(const E *src, long long c,
-                                     dev::ll::Packet *to, uint32_t seq) const {
-    const long long units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
-    const bool aligned = (reinterpret_cast<uintptr_t>(src) & 7u) == 0;
-    for (long long j = threadIdx.x; j < units; j += blockDim.x)
-      dev::ll::store(to + j,
-                     j * kLanes8 < c ? W::load(src, j * kLanes8, c, aligned)
-                                     : u64{0},
-                     seq);
+  /// PairLL16: the small pairs' parts of this CTA and step, for the
+  /// batched LL16 put and take (llPutEach, llTakeEach): each pair's
+  /// (narrowed) buffer and count, its part's first element, and the index
+  /// of its first packet among all the pairs' (first[N]: their total).
+  struct LLItems {
+    char *ptr[N];
+    long long count[N];
+    long long lo[N];
+    long long first[N + 1];
+  };
+  COLLC_DEVICE_INLINE static LLItems &llItems() {
+    __shared__ LLItems items;
+    return items;
   }
-  /// PairLL16: this CTA's part from source q's LL16 packets at `from` into
-  /// `dst` (c elements; `lo` the part's first element, for the error
-  /// record). False after this thread recorded a failed wait.
-  COLLC_DEVICE_INLINE bool llTakePart(int op, Epoch e, int q,
-                                      const dev::ll::Packet *from, E *dst,
-                                      long long c, long long lo) {
-    const long long units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
-    const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7u) == 0;
-    const uint32_t seq = seqOf(e);
-    for (long long j = threadIdx.x; j < units; j += blockDim.x) {
-      dev::ll::Packet v;
-      if (!llWait(op, e, seq, q, from + j, lo / kLanes8 + j, &v))
-        return false;
-      if (j * kLanes8 < c)
-        W::store(dst, j * kLanes8, c, aligned, llPayload(v));
+  /// Fills first[] from the per-pair packet counts thread k stored at
+  /// first[k + 1]; every thread then sees them (two barriers).
+  COLLC_DEVICE_INLINE static long long llPrefix(LLItems &t) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      t.first[0] = 0;
+      for (int k = 0; k < N; ++k)
+        t.first[k + 1] += t.first[k];
     }
-    return true;
+    __syncthreads();
+    return t.first[N];
+  }
+  /// PairLL16: this CTA's parts of every small pair as LL16 packets into
+  /// each peer's LL16 area, all pairs' packets at once (thread t takes
+  /// packets t, t + T, ... of their concatenation; an empty part sends one
+  /// padding packet, for which its take waits). A pair at a time put a
+  /// memory round trip per pair on a small call's path: 1.5 us of a 1 KiB
+  /// AllToAll_v's put at 2 ranks on one H200, 2 us of its take (device
+  /// trace, bench/results/2026-12-04-nvidia-h200/agree "Small pairs").
+  template <class Src, class Count>
+  COLLC_DEVICE_INLINE void llPutEach(Epoch e, Src src, Count count,
+                                     bool self) {
+    LLItems &t = llItems();
+    for (int k = static_cast<int>(threadIdx.x); k < N;
+         k += static_cast<int>(blockDim.x)) {
+      const E *s = nullptr;
+      long long c = 0, units = 0;
+      if (active(e, k) && pairSmall(k) && !(self && k == p_.rank)) {
+        s = src(k);
+        c = count(k);
+        narrow(e, s, c, stepsWith(k));
+        units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
+      }
+      t.ptr[k] = const_cast<char *>(reinterpret_cast<const char *>(s));
+      t.count[k] = c;
+      t.first[k + 1] = units;
+    }
+    const long long total = llPrefix(t);
+    int k = 0;
+    for (long long i = threadIdx.x; i < total; i += blockDim.x) {
+      while (i >= t.first[k + 1]) // i only grows: k only moves forward
+        ++k;
+      const long long j = i - t.first[k], c = t.count[k];
+      const E *s = reinterpret_cast<const E *>(t.ptr[k]);
+      const Epoch ek = at(e, k);
+      dev::ll::store(
+          pairLLSub(static_cast<char *>(peer(k)), slot(ek), p_.rank) + j,
+          j * kLanes8 < c
+              ? W::load(s, j * kLanes8, c,
+                        (reinterpret_cast<uintptr_t>(s) & 7u) == 0)
+              : u64{0},
+          seqOf(ek));
+    }
+  }
+  /// PairLL16: this CTA's parts of every small pair from this rank's LL16
+  /// area into `dst(q)`, all pairs' packets at once, each polled (bounded)
+  /// by the thread that stores it. A failed wait is recorded by its thread
+  /// (the caller's barrier stops the CTA).
+  template <class Dst, class Count>
+  COLLC_DEVICE_INLINE void llTakeEach(int op, Epoch e, Dst dst, Count count) {
+    LLItems &t = llItems();
+    for (int q = static_cast<int>(threadIdx.x); q < N;
+         q += static_cast<int>(blockDim.x)) {
+      E *d = nullptr;
+      long long c = 0, units = 0, lo = 0;
+      if (active(e, q) && pairSmall(q) && !fromSelf(e, q)) {
+        d = dst(q);
+        c = count(q);
+        lo = narrow(e, d, c, stepsWith(q));
+        units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
+      }
+      t.ptr[q] = reinterpret_cast<char *>(d);
+      t.count[q] = c;
+      t.lo[q] = lo;
+      t.first[q + 1] = units;
+    }
+    const long long total = llPrefix(t);
+    char *const mine = myBuffer();
+    int q = 0;
+    for (long long i = threadIdx.x; i < total && !failed_;
+         i += blockDim.x) {
+      while (i >= t.first[q + 1])
+        ++q;
+      const long long j = i - t.first[q], c = t.count[q];
+      const Epoch eq = at(e, q);
+      dev::ll::Packet v;
+      if (!llWait(op, eq, seqOf(eq), q,
+                  pairLLSub(mine, slot(eq), q) + j, t.lo[q] / kLanes8 + j,
+                  &v))
+        break;
+      if (j * kLanes8 < c) {
+        E *d = reinterpret_cast<E *>(t.ptr[q]);
+        W::store(d, j * kLanes8, c, (reinterpret_cast<uintptr_t>(d) & 7u) == 0,
+                 llPayload(v));
+      }
+    }
   }
   COLLC_DEVICE_INLINE long long pairSteps(int q) const {
     return static_cast<long long>(pairTable()[N + q]);
@@ -1572,19 +1654,16 @@ private:
         self = true;
         continue;
       }
-      narrow(e, s, c, stepsWith(k));
-      if (pairSmall(k)) { // PairLL16: the packets carry their readiness.
-        const Epoch ek = at(e, k);
-        llPutPart(s, c,
-                  pairLLSub(static_cast<char *>(peer(k)), slot(ek), p_.rank),
-                  seqOf(ek));
+      if (pairSmall(k)) // PairLL16: llPutEach below.
         continue;
-      }
+      narrow(e, s, c, stepsWith(k));
       const unsigned long long off =
           collcRxOffset(slot(at(e, k)), p_.rank, N, RegionBytes);
       char *const to[1] = {subOffset(static_cast<char *>(peer(k)) + off)};
       chunkCopyOut<1>(s, c, to);
     }
+    if constexpr (PairLL16 > 0)
+      llPutEach(e, src, count, self);
     __syncthreads();
     dirty_ = false;
     if constexpr (Pairs) {
