@@ -6,9 +6,10 @@ to the next call's begin on the same rank (launch and programmatic
 dependent launch), and each call's span over all ranks; medians over the
 calls after the first `--skip`. Prints a markdown table.
 
-  call_gaps.py trace.json [--skip 2]
+  call_gaps.py trace.json[.gz] [--skip 2]
 """
 import argparse
+import gzip
 import json
 import statistics
 from collections import defaultdict
@@ -19,7 +20,8 @@ def main():
     p.add_argument("trace")
     p.add_argument("--skip", type=int, default=2)
     args = p.parse_args()
-    t = json.load(open(args.trace))
+    opener = gzip.open if args.trace.endswith(".gz") else open
+    t = json.load(opener(args.trace, "rt"))
     events = t["traceEvents"] if isinstance(t, dict) else t
     calls = defaultdict(lambda: [float("inf"), float("-inf")])
     waits = defaultdict(float)  # (rank, kernel, call) -> longest wait

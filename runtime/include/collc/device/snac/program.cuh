@@ -1225,10 +1225,10 @@ private:
   /// PairLL16: this CTA's parts of every small pair as LL16 packets into
   /// each peer's LL16 area, all pairs' packets at once (thread t takes
   /// packets t, t + T, ... of their concatenation; an empty part sends one
-  /// padding packet, for which its take waits). A pair at a time put a
-  /// memory round trip per pair on a small call's path: 1.5 us of a 1 KiB
-  /// AllToAll_v's put at 2 ranks on one H200, 2 us of its take (device
-  /// trace, bench/results/2026-12-04-nvidia-h200/agree "Small pairs").
+  /// padding packet, for which its take waits). A pair at a time, a 1 KiB
+  /// AllToAll_v ran 1.11-1.19x the agreed program at 4 and 8 ranks on one
+  /// H200; all at once 1.35x and 1.58x (2 ranks: 1.15x and 1.00x;
+  /// bench/results/2026-12-04-nvidia-h200/agree, calls 9 and 10).
   template <class Src, class Count>
   COLLC_DEVICE_INLINE void llPutEach(Epoch e, Src src, Count count,
                                      bool self) {
