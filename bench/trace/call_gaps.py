@@ -15,14 +15,19 @@ import statistics
 from collections import defaultdict
 
 
+def load_events(path):
+    """The trace's events (a Chrome trace, gzipped or not)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    t = json.load(opener(path, "rt"))
+    return t["traceEvents"] if isinstance(t, dict) else t
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("trace")
     p.add_argument("--skip", type=int, default=2)
     args = p.parse_args()
-    opener = gzip.open if args.trace.endswith(".gz") else open
-    t = json.load(opener(args.trace, "rt"))
-    events = t["traceEvents"] if isinstance(t, dict) else t
+    events = load_events(args.trace)
     calls = defaultdict(lambda: [float("inf"), float("-inf")])
     waits = defaultdict(float)  # (rank, kernel, call) -> longest wait
     for e in events:

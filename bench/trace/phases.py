@@ -10,10 +10,10 @@ atomic and a store), which these times include.
   phases.py trace.json[.gz] [--skip 3]
 """
 import argparse
-import gzip
-import json
 import statistics
 from collections import defaultdict
+
+from call_gaps import load_events
 
 
 def main():
@@ -21,9 +21,7 @@ def main():
     p.add_argument("trace")
     p.add_argument("--skip", type=int, default=3)
     args = p.parse_args()
-    opener = gzip.open if args.trace.endswith(".gz") else open
-    t = json.load(opener(args.trace, "rt"))
-    events = t["traceEvents"] if isinstance(t, dict) else t
+    events = load_events(args.trace)
     begin, end, marks = {}, {}, defaultdict(dict)
     for e in events:
         a = e.get("args", {})

@@ -615,13 +615,8 @@ public:
               where(k));
       dev::fence_acq_rel_sys();
       for (int k = 0; k < N; ++k)
-        if (active(e, k)) {
-          const Epoch ek = at(e, k);
-          dev::st_relaxed_sys(
-              chunkWord(static_cast<char *>(rx_.rx[k]) +
-                        collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
-              ek.value);
-        }
+        if (active(e, k))
+          releasePair(e, k);
       return;
     }
     const unsigned long long off =
@@ -1637,6 +1632,16 @@ private:
                             e.value);
   }
 
+  /// Pairs, thread 0, after the fence: this CTA's ready word in peer k's
+  /// region of the slot and epoch of k's pair at e's step.
+  COLLC_DEVICE_INLINE void releasePair(Epoch e, int k) const {
+    const Epoch ek = at(e, k);
+    dev::st_relaxed_sys(
+        chunkWord(static_cast<char *>(rx_.rx[k]) +
+                  collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
+        ek.value);
+  }
+
   /// FLAG chunked put_each: partition k's part to rank k for every k, then
   /// one barrier and one release pattern for the N words.
   template <class Src, class Count>
@@ -1677,13 +1682,8 @@ private:
         if (words)
           dev::fence_acq_rel_sys();
         for (int k = 0; k < N; ++k)
-          if (active(e, k) && !pairSmall(k) && !(self && k == p_.rank)) {
-            const Epoch ek = at(e, k);
-            dev::st_relaxed_sys(
-                chunkWord(static_cast<char *>(rx_.rx[k]) +
-                          collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
-                ek.value);
-          }
+          if (active(e, k) && !pairSmall(k) && !(self && k == p_.rank))
+            releasePair(e, k);
       }
       return;
     }
