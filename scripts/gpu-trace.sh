@@ -9,6 +9,15 @@
 #                                  carried: builds libcollc, writes
 #                                  allreduce-<bytes>.json under $OUT
 #                                  (default build-gpu/trace-out)
+#   scripts/gpu-trace.sh exchange  there, with "out/trace" and ".deps"
+#                                  carried: AllToAll and AllToAll_v at
+#                                  SIZES (default 1024) replayed from CUDA
+#                                  graphs (bench/trace/exchange_trace.py),
+#                                  through out/trace/collectives.collcmod
+#                                  and each out/trace/variable*.collcmod,
+#                                  AllToAll also forced to VARIANTS (default
+#                                  one_shot:flag); the traces and
+#                                  bench/trace/call_gaps.py's tables
 #   scripts/gpu-trace.sh plot DIR  here: a PNG per trace in DIR
 #                                  (compiler/tools/collc-trace-plot)
 #   scripts/gpu-trace.sh cost      there, with "out" and ".deps" carried:
@@ -59,6 +68,40 @@ run() {
   return $status
 }
 
+exchange() {
+  local out=${OUT:-build-gpu/trace-out} build=build-gpu/runtime py status=0
+  local b m v name
+  mkdir -p "$out"
+  py=${PYTHON:-python3}
+  "$py" -c 'import torch' 2>/dev/null || py=/opt/torch/.venv/bin/python3
+  build_runtime "$build" "$out/build.log"
+  trace() { # name, then exchange_trace.py's arguments
+    local name=$1
+    shift
+    COLLC_TRACE=$out/$name.json timeout 120 "$py" \
+      bench/trace/exchange_trace.py "$@" || status=1
+    python3 bench/trace/call_gaps.py "$out/$name.json" >"$out/$name.md" &&
+      cat "$out/$name.md"
+  }
+  for b in ${SIZES:-1024}; do
+    for r in ${RANKS:-2}; do
+      trace "a2a-n$r-$b" --module out/trace/collectives.collcmod \
+        --collective all_to_all --bytes "$b" --ranks "$r"
+      for v in ${VARIANTS:-one_shot:flag}; do
+        COLLC_FORCE_VARIANT=$v trace "a2a-${v//:/-}-n$r-$b" \
+          --module out/trace/collectives.collcmod --collective all_to_all \
+          --bytes "$b" --ranks "$r"
+      done
+      for m in out/trace/variable*.collcmod; do
+        name=$(basename "$m" .collcmod)
+        trace "a2av-$name-n$r-$b" --module "$m" --collective all_to_all_v \
+          --bytes "$b" --ranks "$r"
+      done
+    done
+  done
+  return $status
+}
+
 plot() {
   local dir=${1:?usage: scripts/gpu-trace.sh plot DIR} f
   for f in "$dir"/*.json; do
@@ -87,10 +130,11 @@ cost() {
 case ${1:-} in
 prepare) prepare ;;
 run) run ;;
+exchange) exchange ;;
 plot) shift; plot "$@" ;;
 cost) cost ;;
 *)
-  echo "usage: scripts/gpu-trace.sh prepare|run|plot DIR|cost" >&2
+  echo "usage: scripts/gpu-trace.sh prepare|run|exchange|plot DIR|cost" >&2
   exit 2
   ;;
 esac

@@ -161,6 +161,13 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
                     ", expected true or false");
     g.pairs = (*p)["pairs"].get<bool>();
   }
+  // Optional (added with format_version 1 kept): absent means 0.
+  if (p->contains("pair_ll16")) {
+    if (!(*p)["pair_ll16"].is_number_integer())
+      return r.fail(where + ": pair_ll16 is " + (*p)["pair_ll16"].dump() +
+                    ", expected an integer");
+    g.pairLL16 = (*p)["pair_ll16"].get<long long>();
+  }
   // Optional (added with format_version 1 kept): absent means not
   // zero-copy.
   if (p->contains("registered")) {
@@ -228,6 +235,12 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   if (g.pairs && (g.encoding != COLLC_ENCODING_FLAG || !g.chunk || g.agree))
     return bad("pairs (each pair of ranks at its own steps) needs encoding "
                "\"flag\", a chunk and no agree");
+  if (g.pairLL16 != 0 &&
+      (!g.pairs || g.registered || g.pairLL16 < 0 || g.pairLL16 % 16 != 0 ||
+       g.pairLL16 > (long long)g.chunk))
+    return bad("pair_ll16 is " + std::to_string(g.pairLL16) +
+               ", expected a multiple of 16 of at most the chunk, with "
+               "pairs true, in a staged program (small pairs by LL16)");
   // A flag validates no payload loaded before it.
   if (g.speculate && g.encoding == COLLC_ENCODING_FLAG)
     return bad("speculate is true with encoding \"flag\", which validates "
@@ -288,11 +301,13 @@ bool readProgram(Reader &r, const json &k, const std::string &kernel,
   g.rxBytes = (unsigned long long)rx;
   const unsigned long long rxWant =
       collcRxBuffers(variant) *
-      collcRxBytes(g.slots, info.worldSize, g.regionBytes);
+          collcRxBytes(g.slots, info.worldSize, g.regionBytes) +
+      collcRxPairLL16Bytes(g.slots, info.worldSize, info.grid, g.pairLL16);
   if (rx < 0 || g.rxBytes != rxWant)
     return bad("rx_bytes is " + std::to_string(rx) + ", expected " +
                std::to_string(rxWant) +
-               " (receive buffers x slots x world_size x region_bytes)");
+               " (receive buffers x slots x world_size x region_bytes" +
+               (g.pairLL16 ? std::string(", then the LL16 area of pair_ll16") : std::string()) + ")");
   if (g.rxFill != collcRxFillByte(g.encoding))
     return bad("rx_fill is " + std::to_string(g.rxFill) + ", expected " +
                std::to_string(collcRxFillByte(g.encoding)) + " for encoding " +

@@ -85,6 +85,9 @@ struct ProgramInfo {
   /// Chunked: each pair of ranks runs its own steps (policy pairs); its
   /// counters hold a word per CTA and peer after the call counters.
   bool pairs = false;
+  /// Pairs: a pair whose larger count is at most this many bytes exchanges
+  /// by LL16 in one step, in an area after the regions (0: none).
+  long long pairLL16 = 0;
   /// Zero-copy programs: the user buffers a call must have registered
   /// (kRegisteredInput | kRegisteredOutput); 0 for every other program.
   unsigned registered = 0;

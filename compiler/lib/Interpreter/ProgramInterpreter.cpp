@@ -247,6 +247,9 @@ struct StepCtx {
   int rank, worker, call;
   int64_t step, epoch;
   int64_t steps = -1;
+  /// Pair steps with pair_ll16: this pair (direction) exchanges by LL16
+  /// packets in the LL16 area (its own slots), no ready word.
+  bool small = false;
 };
 
 /// A unit of one CTA's share of an op: its index in the receive region,
@@ -479,6 +482,15 @@ private:
   /// per-peer counters); under the fault pair-steps-one-sided each
   /// direction counts its own count's steps.
   bool pairs = false, oneSided = false;
+  /// Small pairs by LL16 (policy pair_ll16): a pair whose larger count is
+  /// at most `smallMax` elements (pair_ll16 scaled from the policy's chunk
+  /// to the model's: pair_ll16 / chunk of a step of W model chunks) puts
+  /// its one step's parts as self-validating units into the LL16 area,
+  /// slots from kLLSlot; under the fault pair-ll16-one-sided each rank
+  /// judges a pair by its own count only (what it sends the peer).
+  int64_t pairLL16 = 0, smallMax = -1;
+  bool llOneSided = false;
+  static constexpr int kLLSlot = (1 << 20) + 2;
   snac::EpochOp epochOp;
   static constexpr int kRetireSlot = 1 << 20;
   /// In-switch (variant multimem): the barriers' arrival counters live in
@@ -501,6 +513,8 @@ private:
   /// direction rank -> peer (put) and peer -> rank (take).
   using PairTable = std::vector<std::vector<std::vector<int64_t>>>;
   PairTable pairPutSteps, pairPutBase, pairTakeSteps, pairTakeBase;
+  /// pair_ll16: [call][rank][peer], 1 where that direction is small.
+  PairTable pairPutSmall, pairTakeSmall;
   /// [call][rank]: the largest size the rank sees (what a fixed program's
   /// parts are cut by).
   std::vector<std::vector<int64_t>> largestOf;
@@ -559,6 +573,8 @@ bool ProgramSimulator::prepare() {
           !(epochOp && faultOf(epochOp) == "agree-skipped");
   pairs = policy.getPairs();
   oneSided = pairs && epochOp && faultOf(epochOp) == "pair-steps-one-sided";
+  pairLL16 = pairs ? policy.getPairLl16() : 0;
+  llOneSided = pairLL16 && epochOp && faultOf(epochOp) == "pair-ll16-one-sided";
   chunkUnits = std::max<int64_t>(1, o.chunkUnits);
   ce = chunkUnits * unitElems;
   // An output any part reduced (AllReduce's copy carries reduced values).
@@ -708,13 +724,22 @@ bool ProgramSimulator::prepare() {
         return std::max<int64_t>(1, (count + W * ce - 1) / (W * ce));
       };
       std::vector<std::vector<int64_t>> ps(n, std::vector<int64_t>(n)),
-          ts = ps, pb = ps, tb = ps;
+          ts = ps, pb = ps, tb = ps, psm = ps, tsm = ps;
+      if (pairLL16 && smallMax < 0)
+        smallMax = std::max<int64_t>(
+            1, pairLL16 * W * ce / program.getPolicy().getChunk());
       for (int r = 0; r < n; ++r) {
         stepCounts[r] = 0;
         for (int k = 0; k < n; ++k) {
           int64_t pair = stepsFor(std::max(m[r][k], m[k][r]));
           ps[r][k] = oneSided ? stepsFor(m[r][k]) : pair;
           ts[r][k] = oneSided ? stepsFor(m[k][r]) : pair;
+          if (pairLL16) {
+            const int64_t most = std::max(m[r][k], m[k][r]);
+            // Under the fault a rank judges both directions of a pair by
+            // what it sends: its peer, by what that one sends.
+            psm[r][k] = tsm[r][k] = (llOneSided ? m[r][k] : most) <= smallMax;
+          }
           if (call > 0) {
             pb[r][k] = pairPutBase.back()[r][k] + pairPutSteps.back()[r][k];
             tb[r][k] = pairTakeBase.back()[r][k] + pairTakeSteps.back()[r][k];
@@ -726,6 +751,8 @@ bool ProgramSimulator::prepare() {
       pairTakeSteps.push_back(std::move(ts));
       pairPutBase.push_back(std::move(pb));
       pairTakeBase.push_back(std::move(tb));
+      pairPutSmall.push_back(std::move(psm));
+      pairTakeSmall.push_back(std::move(tsm));
     }
     stepsOf.push_back(std::move(stepCounts));
     largestOf.push_back(std::move(largest));
@@ -910,6 +937,8 @@ std::optional<StepCtx> ProgramSimulator::pairCtx(const StepCtx &c, int peer,
   StepCtx pc = c;
   pc.epoch = base[c.call][c.rank][peer] + c.step + 1;
   pc.steps = pairSteps;
+  pc.small = pairLL16 &&
+             (put ? pairPutSmall : pairTakeSmall)[c.call][c.rank][peer] != 0;
   return pc;
 }
 
@@ -978,7 +1007,7 @@ bool ProgramSimulator::shareOf(Operation *op, int64_t count, const StepCtx &c,
                             "exceeds its chunk of {4} units",
                             when(call, c.step), c.rank, c.worker, part,
                             chunkUnits));
-  if (encoding == kFlag) {
+  if (encoding == kFlag && !c.small) {
     if (part == 0)
       units.clear(); // the ready word alone
     share.segments.push_back({c.worker, std::move(units)});
@@ -1025,7 +1054,7 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
   if (fault == "padding-dropped" && share.padding)
     return true;
   PStep base{PStep::Put, op};
-  base.slot = slotOf(*dst, c.epoch);
+  base.slot = c.small ? kLLSlot + slotOf(*dst, c.epoch) : slotOf(*dst, c.epoch);
   base.forward = forward;
   base.epoch = c.epoch;
   base.step = c.step;
@@ -1062,7 +1091,7 @@ bool ProgramSimulator::putSteps(Operation *op, FlatSymbolRefAttr srcRef,
         s.from = from + u.offset;
         steps.push_back(s);
       }
-      if (encoding == kFlag) {
+      if (encoding == kFlag && !c.small) {
         PStep w = base;
         w.kind = PStep::Word;
         w.peer = t;
@@ -1104,7 +1133,7 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
   if (faultOf(op) == "padding-dropped" && share.padding)
     return true;
   PStep base{PStep::Take, op};
-  base.slot = slotOf(*rx, c.epoch);
+  base.slot = c.small ? kLLSlot + slotOf(*rx, c.epoch) : slotOf(*rx, c.epoch);
   base.epoch = c.epoch;
   base.step = c.step;
   if (red)
@@ -1138,10 +1167,17 @@ bool ProgramSimulator::takeSteps(Operation *op, FlatSymbolRefAttr srcRef,
                                     when(call, c.step), rank,
                                     srcRef.getValue()));
           for (const Slice &u : seg.units) {
+            if (u.count == 0) // pair_ll16: a small pair's padding unit
+              continue;
             read(PStep::SelfRead, p, u);
             steps.back().from = self->second.from + u.offset;
             steps.back().forward = self->second.forward;
           }
+          continue;
+        }
+        if (c.small) { // pair_ll16: each unit validated by its own sequence
+          for (const Slice &u : seg.units)
+            read(PStep::Take, p, u);
           continue;
         }
         PStep w = base;
@@ -1429,6 +1465,10 @@ std::string ProgramSimulator::where(int owner, int slot, int source,
     return formatv("rank {0}'s barrier counter of CTA {1}, rank {2}'s "
                    "arrivals",
                    owner, unit, source)
+        .str();
+  if (slot >= kLLSlot)
+    return formatv("unit {0} of rank {1}'s LL16 area (slot {2}, source {3})",
+                   unit, owner, slot - kLLSlot, source)
         .str();
   if (word && agree && unit >= W)
     return formatv("rank {0}'s agreement word of CTA {1} (slot {2}, source "

@@ -100,6 +100,14 @@ cl::opt<bool> pairSteps(
              "their own steps instead of agreeing on the call's steps first "
              "(policy pairs; docs/snac.md \"Pair steps\")"),
     cl::init(false), cl::cat(collcCategory));
+cl::opt<int64_t> pairLL16Bytes(
+    "pair-ll16-bytes",
+    cl::desc("With --pair-steps: a pair of ranks whose larger count is at "
+             "most this many bytes exchanges its parts in one step as LL16 "
+             "packets instead of flag-ready chunks (policy pair_ll16; a "
+             "multiple of 16, at most the stream chunk; 0: none; "
+             "docs/snac.md \"Small pairs by LL16\")"),
+    cl::init(0), cl::cat(collcCategory));
 cl::opt<bool> deviceTrace(
     "device-trace",
     cl::desc("With --emit=ptx|module: compile the device timeline hooks in "
@@ -627,6 +635,7 @@ static LogicalResult compileFile(StringRef path, MLIRContext &context,
     derive.capacityBands = !policyTable.text.empty();
     derive.multimem = enableMultimem;
     derive.pairSteps = pairSteps;
+    derive.pairLL16Bytes = pairLL16Bytes;
     pm.addPass(createCollDerivePrograms(derive));
     snac::SnacAssignWorkOptions work;
     for (StringRef target : coll::CollDialect::getTargets(*module))

@@ -297,14 +297,14 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots 
 // -----
 
 // The optional entries after `pdl` come in one order, each once.
-// expected-error@+1 {{expected 'speculate', 'chunk', 'agree' or 'pairs' (in that order, each at most once) after 'pdl', got 'speculate'}}
+// expected-error@+1 {{expected 'speculate', 'chunk', 'agree', 'pairs' or 'pair_ll16' (in that order, each at most once) after 'pdl', got 'speculate'}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, speculate = true> {
 ^bb0(%r: index, %n: index):
 }
 
 // -----
 
-// expected-error@+1 {{expected 'speculate', 'chunk', 'agree' or 'pairs' (in that order, each at most once) after 'pdl', got 'chunk'}}
+// expected-error@+1 {{expected 'speculate', 'chunk', 'agree', 'pairs' or 'pair_ll16' (in that order, each at most once) after 'pdl', got 'chunk'}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, agree = true, chunk = 16> {
 ^bb0(%r: index, %n: index):
 }
@@ -327,7 +327,7 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = ll16, slots 
 
 // -----
 
-// expected-error@+1 {{expected 'speculate', 'chunk', 'agree' or 'pairs' (in that order, each at most once) after 'pdl', got 'agree'}}
+// expected-error@+1 {{expected 'speculate', 'chunk', 'agree', 'pairs' or 'pair_ll16' (in that order, each at most once) after 'pdl', got 'agree'}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, pairs = true, agree = true> {
 ^bb0(%r: index, %n: index):
 }
@@ -352,6 +352,54 @@ snac.program for @x variant one_shot policy #snac.policy<encoding = sentinel, sl
 // expected-error@+1 {{policy pairs and agree are two ways of counting a call's steps: choose one}}
 snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 16, agree = true, pairs = true> {
 ^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// Small pairs by LL16 choose by each pair's own counts: pair steps only.
+// expected-error@+1 {{policy pair_ll16 needs pairs (a pair chooses its own exchange by its own counts)}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 64, pair_ll16 = 32> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{policy pair_ll16 must be a non-negative multiple of 16 bytes, got 24}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 64, pairs = true, pair_ll16 = 24> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// A small pair's parts are one step's: within the chunk.
+// expected-error@+1 {{policy pair_ll16 (128 bytes) exceeds the chunk (64): a small pair's parts are one step's}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 64, pairs = true, pair_ll16 = 128> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// expected-error@+1 {{expected 'speculate', 'chunk', 'agree', 'pairs' or 'pair_ll16' (in that order, each at most once) after 'pdl', got 'pairs'}}
+snac.program for @x variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 64], ctas = 0, threads = 0, grain = 0, pdl = false, chunk = 64, pair_ll16 = 32, pairs = true> {
+^bb0(%r: index, %n: index):
+}
+
+// -----
+
+// A zero-copy program's regions hold words only: no room for packets.
+coll.collective @a2av types [bf16] ranks [2] {
+  coll.transform copy scattered_v -> transposed_v
+}
+// expected-error@+1 {{'snac.program' op has policy pair_ll16 and in_place receive buffers: small pairs stage their parts as LL16 packets, which a zero-copy program has no room for}}
+snac.program for @a2av variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 0, threads = 0, grain = 0, pdl = true, chunk = 1073741824, pairs = true, pair_ll16 = 65536> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column in_place
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.take_each @rx[%e] -> @output
+  snac.retire %e
 }
 
 // -----

@@ -246,3 +246,15 @@ snac.program for @all_to_all_v_pairs variant one_shot policy #snac.policy<encodi
   snac.put_each @input -> @rx[%e]
   snac.take_each @rx[%e] -> @output
 }
+
+// Small pairs by LL16: `pair_ll16` printed after `pairs`, only when not 0.
+// CHECK-LABEL: snac.program for @all_to_all_v_ll variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, pairs = true, pair_ll16 = 65536> {
+snac.program for @all_to_all_v_ll variant one_shot policy #snac.policy<encoding = flag, slots = 2, band = [0, 9223372036854775807], ctas = 16, threads = 512, grain = 128, pdl = true, chunk = 131072, pairs = true, pair_ll16 = 65536> {
+^bb0(%r: index, %n: index):
+  snac.program_buffer @input input scattered_v sizes row
+  snac.program_buffer @output output transposed_v sizes column
+  snac.program_buffer @rx receive scattered_v sizes column
+  %e = snac.epoch
+  snac.put_each @input -> @rx[%e]
+  snac.take_each @rx[%e] -> @output
+}

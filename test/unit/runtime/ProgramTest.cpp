@@ -49,6 +49,8 @@ struct ProgramEntry {
   std::string agree;
   /// The manifest's `pairs` text (pair steps); empty: absent.
   std::string pairs;
+  /// The manifest's `pair_ll16` text (small pairs by LL16); empty: absent.
+  std::string pairLL16;
   /// The manifest's `multicast` text (an in-switch program); empty: absent.
   std::string multicast;
   /// The kernel's element; `serves` its text (a copy's bytes kernel);
@@ -82,6 +84,7 @@ struct ProgramEntry {
            (registered.empty() ? "" : R"(, "registered": )" + registered) +
            (agree.empty() ? "" : R"(, "agree": )" + agree) +
            (pairs.empty() ? "" : R"(, "pairs": )" + pairs) +
+           (pairLL16.empty() ? "" : R"(, "pair_ll16": )" + pairLL16) +
            (multicast.empty() ? "" : R"(, "multicast": )" + multicast) +
            "}}";
   }
@@ -660,6 +663,35 @@ TEST(PairStepsTest, PairProgramsServeAnUnknownSizeWithACounterPerPeer) {
   bad.pairs = "true";
   bad.counters = collcProgramCounterWords(bad.grid, 2, 1);
   expectRefused({bad.text()}, {"pairs (each pair of ranks at its own steps)"});
+
+  // Small pairs by LL16: the LL16 area after the regions, a sub-region per
+  // (slot, source, CTA) of twice a CTA's part of 65536 bytes (4096).
+  ProgramEntry ll = pairs;
+  ll.pairLL16 = "65536";
+  EXPECT_EQ(collcRxPairLL16SubBytes(16, 65536), 8192ull);
+  EXPECT_EQ(collcRxPairLL16Bytes(2, 2, 16, 0), 0ull);
+  ll.rx = (long long)(collcRxBytes(2, 2, (unsigned long long)pairs.region) +
+                      collcRxPairLL16Bytes(2, 2, 16, 65536));
+  EXPECT_EQ(ll.rx, 2 * 2 * pairs.region + 2 * 2 * 16 * 8192);
+  ASSERT_EQ(load(manifest({ll.text()}), &m), collcSuccess) << lastError();
+  EXPECT_EQ(m->kernels[0].program.pairLL16, 65536);
+  collcModuleDestroy(m);
+  bad = ll;
+  bad.rx = (long long)collcRxBytes(2, 2, (unsigned long long)pairs.region);
+  expectRefused({bad.text()}, {"rx_bytes is", "then the LL16 area of pair_ll16"});
+  bad = ll;
+  bad.pairLL16 = "24";
+  expectRefused({bad.text()}, {"pair_ll16 is 24", "a multiple of 16"});
+  bad = ll;
+  bad.pairLL16 = "262144";
+  expectRefused({bad.text()}, {"pair_ll16 is 262144", "at most the chunk"});
+  bad = ll;
+  bad.pairLL16 = "\"big\"";
+  expectRefused({bad.text()}, {"pair_ll16 is \"big\"", "expected an integer"});
+  bad = ll;
+  bad.pairs.clear();
+  bad.counters = 16;
+  expectRefused({bad.text()}, {"pair_ll16 is 65536", "with pairs true"});
 }
 
 /// The two-shot flag AllReduce at 2 ranks (f32) above 1 MiB twice: its

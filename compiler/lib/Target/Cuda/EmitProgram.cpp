@@ -527,7 +527,7 @@ void ProgramEmitter::emitKernel(const std::string &name,
   const bool perPartParts = program.hasVariablePartitions();
   std::string tail;
   if (policy.isChunked())
-    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}{2}{3}{4}",
+    tail = formatv(", /*OutputByRow=*/{0}, /*ChunkBytes=*/{1}{2}{3}{4}{5}",
                    outputByRow ? "true" : "false", policy.getChunk(),
                    zeroCopy       ? ", /*InPlace=*/true"
                    : perPartParts ? ", /*InPlace=*/false"
@@ -535,7 +535,11 @@ void ProgramEmitter::emitKernel(const std::string &name,
                    perPartParts ? ", /*PerPartParts=*/true" : "",
                    policy.getAgree()   ? ", /*Agree=*/true"
                    : policy.getPairs() ? ", /*Agree=*/false, /*Pairs=*/true"
-                                       : "")
+                                       : "",
+                   policy.getPairLl16()
+                       ? formatv(", /*PairLL16=*/{0}", policy.getPairLl16())
+                             .str()
+                       : std::string())
                .str();
   else if (outputByRow)
     tail = ", /*OutputByRow=*/true";
@@ -689,6 +693,7 @@ LogicalResult ProgramEmitter::emit(std::vector<cuda::KernelInfo> *kernels,
         p.chunk = policy.getChunk();
         p.agree = policy.getAgree();
         p.pairs = policy.getPairs();
+        p.pairLL16 = policy.getPairLl16();
         // In-switch: the multicast buffers, which a call must have
         // registered (the runtime binds them to multicast objects).
         if (program.isMultimem()) {

@@ -159,7 +159,9 @@ void module::write(ModuleOp module, llvm::StringRef specName,
             {"rx_bytes",
              collcRxBuffers(p.variant == "two_shot" ? COLLC_VARIANT_TWO_SHOT
                                                     : COLLC_VARIANT_ONE_SHOT) *
-                 collcRxBytes(p.slots, k.worldSize, p.regionBytes)},
+                     collcRxBytes(p.slots, k.worldSize, p.regionBytes) +
+                 collcRxPairLL16Bytes(p.slots, k.worldSize, k.grid,
+                                      p.pairLL16)},
             {"rx_fill", collcRxFillByte(enc)},
             {"counter_words",
              collcProgramCounterWords(k.grid, k.worldSize, p.pairs)},
@@ -175,6 +177,8 @@ void module::write(ModuleOp module, llvm::StringRef specName,
         // Only a program whose pairs run their own steps says so.
         if (p.pairs)
           j["program"]["pairs"] = true;
+        if (p.pairLL16)
+          j["program"]["pair_ll16"] = p.pairLL16;
         // Only a zero-copy program names the buffers it reads in place.
         if (!p.registered.empty())
           j["program"]["registered"] = p.registered;

@@ -226,6 +226,12 @@ struct CollDeriveProgramsPass
                          << "'; expected flag, ll16, sentinel or auto";
       return signalPassFailure();
     }
+    if (pairLL16Bytes != 0 && !pairSteps) {
+      module.emitError() << "coll-derive-programs: pair-ll16-bytes needs "
+                            "pair-steps (a pair chooses its exchange by its "
+                            "own counts)";
+      return signalPassFailure();
+    }
     // Programs already derived are left alone (the pass is idempotent).
     llvm::DenseSet<StringAttr> done;
     for (auto program : module.getOps<snac::ProgramOp>())
@@ -240,12 +246,13 @@ struct CollDeriveProgramsPass
                                 snac::Variant variant,
                                 snac::Encoding encoding, int64_t lo,
                                 int64_t hi, int64_t ctas, int64_t chunk,
-                                bool agree = false, bool pairs = false);
+                                bool agree = false, bool pairs = false,
+                                int64_t pairLL16 = 0);
   snac::ProgramOp deriveOneShot(CollectiveOp collective, const OneShot &shot,
                                 Operation *after, snac::Encoding encoding,
                                 int64_t lo, int64_t hi, int64_t ctas,
                                 int64_t chunk, bool agree = false,
-                                bool pairs = false);
+                                bool pairs = false, int64_t pairLL16 = 0);
   snac::ProgramOp deriveTwoShot(CollectiveOp collective, const OneShot &shot,
                                 Operation *after, snac::Encoding encoding,
                                 int64_t lo, int64_t hi, int64_t ctas,
@@ -366,7 +373,8 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
     snac::ProgramOp agreed = deriveOneShot(
         collective, *shot, after, encoding, /*lo=*/0,
         std::numeric_limits<int64_t>::max(), ctas, chunk,
-        /*agree=*/!pairSteps, /*pairs=*/pairSteps);
+        /*agree=*/!pairSteps, /*pairs=*/pairSteps,
+        /*pairLL16=*/pairSteps ? int64_t(pairLL16Bytes) : 0);
     if (zeroCopyChunkBytes > 0)
       deriveZeroCopy(agreed);
     return;
@@ -431,7 +439,8 @@ void CollDeriveProgramsPass::deriveZeroCopy(snac::ProgramOp chunked) {
   program.setPolicyAttr(snac::PolicyAttr::get(
       ctx, p.getEncoding(), p.getSlots(), p.getBandLo(), p.getBandHi(),
       p.getCtas(), p.getThreads(), p.getGrain(), p.getPdl(),
-      /*speculate=*/false, zeroCopyChunkBytes, p.getAgree(), p.getPairs()));
+      /*speculate=*/false, zeroCopyChunkBytes, p.getAgree(), p.getPairs(),
+      /*pair_ll16=*/0));
   Block &body = program.getBody().front();
   for (auto buffer : body.getOps<snac::ProgramBufferOp>())
     if (buffer.getKind() == snac::BufferKind::receive)
@@ -488,7 +497,8 @@ snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
   program.setPolicyAttr(snac::PolicyAttr::get(
       ctx, p.getEncoding(), p.getSlots(), p.getBandLo(), p.getBandHi(),
       p.getCtas(), p.getThreads(), p.getGrain(), p.getPdl(),
-      /*speculate=*/false, /*chunk=*/0, /*agree=*/false, /*pairs=*/false));
+      /*speculate=*/false, /*chunk=*/0, /*agree=*/false, /*pairs=*/false,
+      /*pair_ll16=*/0));
   Block &body = program.getBody().front();
   b.setInsertionPointToStart(&body);
   // The switch reaches a buffer through its multicast binding: the input
@@ -543,13 +553,14 @@ snac::ProgramOp CollDeriveProgramsPass::deriveMultimem(CollectiveOp collective,
 snac::ProgramOp CollDeriveProgramsPass::deriveOneShot(
     CollectiveOp collective, const OneShot &shot, Operation *after,
     snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
-    int64_t chunk, bool agree, bool pairs) {
+    int64_t chunk, bool agree, bool pairs, int64_t pairLL16) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(after);
   auto program = createProgram(b, collective, snac::Variant::one_shot,
-                               encoding, lo, hi, ctas, chunk, agree, pairs);
+                               encoding, lo, hi, ctas, chunk, agree, pairs,
+                               pairLL16);
   if (shot.root != Root::none)
     program.setRootAttr(snac::RootAttr::get(ctx, shot.root));
   Block &body = program.getBody().front();
@@ -617,7 +628,7 @@ snac::ProgramOp CollDeriveProgramsPass::deriveOneShot(
 snac::ProgramOp CollDeriveProgramsPass::createProgram(
     OpBuilder &b, CollectiveOp collective, snac::Variant variant,
     snac::Encoding encoding, int64_t lo, int64_t hi, int64_t ctas,
-    int64_t chunk, bool agree, bool pairs) {
+    int64_t chunk, bool agree, bool pairs, int64_t pairLL16) {
   MLIRContext *ctx = &getContext();
   Location loc = collective.getLoc();
   // ll16 and sentinel units validate themselves, so loading before
@@ -630,7 +641,7 @@ snac::ProgramOp CollDeriveProgramsPass::createProgram(
   auto policy =
       snac::PolicyAttr::get(ctx, encoding, slots, lo, hi, ctas, /*threads=*/0,
                             /*grain=*/0, /*pdl=*/true, spec, chunk, agree,
-                            pairs);
+                            pairs, pairLL16);
   auto program = snac::ProgramOp::create(
       b, loc, FlatSymbolRefAttr::get(collective.getSymNameAttr()),
       snac::VariantAttr::get(ctx, variant), /*root=*/snac::RootAttr(),

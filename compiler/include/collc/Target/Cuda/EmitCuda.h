@@ -120,6 +120,10 @@ struct ProgramInfo {
   /// Chunked: each pair of ranks runs its own steps at its own epochs
   /// (policy `pairs`; its counters: collcProgramCounterWords).
   bool pairs = false;
+  /// Pairs: a pair whose larger count is at most this many bytes exchanges
+  /// by LL16 in one step, in an area after the regions (policy pair_ll16;
+  /// 0: none).
+  int64_t pairLL16 = 0;
   /// Zero-copy programs: the user buffers a call must have registered
   /// ("input", "output"); empty for every other program.
   std::vector<std::string> registered;

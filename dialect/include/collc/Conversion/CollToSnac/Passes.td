@@ -123,6 +123,11 @@ def CollDerivePrograms : Pass<"coll-derive-programs", "::mlir::ModuleOp"> {
            "their own steps (policy pairs) instead of agreeing on the call's "
            "steps first (policy agree) (docs/snac.md \"Pair steps\"; collc "
            "--pair-steps)">,
+    Option<"pairLL16Bytes", "pair-ll16-bytes", "int64_t", /*default=*/"0",
+           "with pair-steps: a pair whose larger count is at most this many "
+           "bytes exchanges by LL16 packets in one step (policy pair_ll16; "
+           "a multiple of 16, at most the stream chunk; 0: none; "
+           "docs/snac.md \"Small pairs by LL16\")">,
     Option<"protocol", "protocol", "std::string", /*default=*/"\"auto\"",
            "default encoding: flag | ll16 | sentinel | auto">,
     Option<"ll16MaxBytes", "ll16-max-bytes", "int64_t", /*default=*/"65536",

@@ -31,12 +31,13 @@ static void printBool(AsmPrinter &printer, bool value) {
 
 /// `pdl = B` and the policy's optional tail, each entry printed only when it
 /// is not the default: `, speculate = true`, `, chunk = N`, `, agree =
-/// true`, `, pairs = true`. One
+/// true`, `, pairs = true`, `, pair_ll16 = N`. One
 /// directive, because two optional groups that both start with `,` cannot be
 /// told apart by the generated parser.
 static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
                                    bool &speculate, int64_t &chunk,
-                                   bool &agree, bool &pairs) {
+                                   bool &agree, bool &pairs,
+                                   int64_t &pairLL16) {
   if (parser.parseKeyword("pdl") || parser.parseEqual() ||
       parseBool(parser, pdl))
     return failure();
@@ -44,34 +45,41 @@ static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
   chunk = 0;
   agree = false;
   pairs = false;
+  pairLL16 = 0;
   bool seenSpeculate = false, seenChunk = false, seenAgree = false,
-       seenPairs = false;
+       seenPairs = false, seenPairLL16 = false;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc loc = parser.getCurrentLocation();
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return failure();
     if (key == "speculate" && !seenSpeculate && !seenChunk && !seenAgree &&
-        !seenPairs) {
+        !seenPairs && !seenPairLL16) {
       seenSpeculate = true;
       if (parseBool(parser, speculate))
         return failure();
-    } else if (key == "chunk" && !seenChunk && !seenAgree && !seenPairs) {
+    } else if (key == "chunk" && !seenChunk && !seenAgree && !seenPairs &&
+               !seenPairLL16) {
       seenChunk = true;
       if (parser.parseInteger(chunk))
         return failure();
-    } else if (key == "agree" && !seenAgree && !seenPairs) {
+    } else if (key == "agree" && !seenAgree && !seenPairs && !seenPairLL16) {
       seenAgree = true;
       if (parseBool(parser, agree))
         return failure();
-    } else if (key == "pairs" && !seenPairs) {
+    } else if (key == "pairs" && !seenPairs && !seenPairLL16) {
       seenPairs = true;
       if (parseBool(parser, pairs))
         return failure();
+    } else if (key == "pair_ll16" && !seenPairLL16) {
+      seenPairLL16 = true;
+      if (parser.parseInteger(pairLL16))
+        return failure();
     } else {
       return parser.emitError(loc)
-             << "expected 'speculate', 'chunk', 'agree' or 'pairs' (in that "
-                "order, each at most once) after 'pdl', got '"
+             << "expected 'speculate', 'chunk', 'agree', 'pairs' or "
+                "'pair_ll16' (in that order, each at most once) after 'pdl', "
+                "got '"
              << key << "'";
     }
   }
@@ -79,7 +87,8 @@ static ParseResult parsePolicyTail(AsmParser &parser, bool &pdl,
 }
 
 static void printPolicyTail(AsmPrinter &printer, bool pdl, bool speculate,
-                            int64_t chunk, bool agree, bool pairs) {
+                            int64_t chunk, bool agree, bool pairs,
+                            int64_t pairLL16) {
   printer << "pdl = ";
   printBool(printer, pdl);
   if (speculate)
@@ -90,6 +99,8 @@ static void printPolicyTail(AsmPrinter &printer, bool pdl, bool speculate,
     printer << ", agree = true";
   if (pairs)
     printer << ", pairs = true";
+  if (pairLL16)
+    printer << ", pair_ll16 = " << pairLL16;
 }
 
 #define GET_ATTRDEF_CLASSES
@@ -115,7 +126,7 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t bandLo, int64_t bandHi, int64_t ctas,
                                  int64_t threads, int64_t grain, bool,
                                  bool speculate, int64_t chunk, bool agree,
-                                 bool pairs) {
+                                 bool pairs, int64_t pairLL16) {
   // A flag orders the data written before it, not a payload loaded before
   // the flag was: validating such a load needs a timing assumption (SiFAR
   // 8.1). ll16 and sentinel units carry their own readiness.
@@ -170,5 +181,19 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (pairs && agree)
     return emitError() << "policy pairs and agree are two ways of counting "
                           "a call's steps: choose one";
+  // Small pairs by LL16: a pair decides by its own counts, which only pair
+  // steps let it do; a packet carries 8 bytes, a part whole 16-byte units.
+  if (pairLL16 != 0 && !pairs)
+    return emitError() << "policy pair_ll16 needs pairs (a pair chooses its "
+                          "own exchange by its own counts)";
+  if (pairLL16 < 0 || pairLL16 % 16 != 0)
+    return emitError() << "policy pair_ll16 must be a non-negative multiple "
+                          "of 16 bytes, got "
+                       << pairLL16;
+  // A small pair's parts are cut for one step: a CTA's within a chunk.
+  if (pairLL16 > chunk)
+    return emitError() << "policy pair_ll16 (" << pairLL16
+                       << " bytes) exceeds the chunk (" << chunk
+                       << "): a small pair's parts are one step's";
   return success();
 }

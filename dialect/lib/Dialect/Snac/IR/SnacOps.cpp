@@ -334,6 +334,13 @@ LogicalResult ProgramOp::verifyRegions() {
     if (pairs.wasInterrupted())
       return failure();
   }
+  // Small pairs by LL16 stage their parts in an area of the receive
+  // buffer: a zero-copy program's regions hold words only.
+  if (getPolicy().getPairLl16() != 0 && isZeroCopy())
+    return emitOpError() << "has policy pair_ll16 and in_place receive "
+                            "buffers: small pairs stage their parts as LL16 "
+                            "packets, which a zero-copy program has no room "
+                            "for";
   if (failed(verifyZeroCopy()) || failed(verifyMultimem()))
     return failure();
   return isMultimem() ? success() : verifyPhases();

@@ -94,7 +94,8 @@ struct SnacAssignWorkPass
       program.setPolicyAttr(PolicyAttr::get(
           &getContext(), p.getEncoding(), p.getSlots(), p.getBandLo(),
           p.getBandHi(), ctas, thr, grain, p.getPdl() && anyPdl,
-          p.getSpeculate(), p.getChunk(), p.getAgree(), p.getPairs()));
+          p.getSpeculate(), p.getChunk(), p.getAgree(), p.getPairs(),
+          p.getPairLl16()));
     }
   }
 };

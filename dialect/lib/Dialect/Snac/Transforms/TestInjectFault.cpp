@@ -51,7 +51,7 @@ struct SnacTestInjectFaultPass
         fault == "wrong-sequence-next" || fault == "wrong-sequence-previous" ||
         fault == "padding-dropped" || fault == "validation-skipped" ||
         fault == "retire-skipped" || fault == "agree-skipped" ||
-        fault == "pair-steps-one-sided" ||
+        fault == "pair-steps-one-sided" || fault == "pair-ll16-one-sided" ||
         fault == "mc-first-barrier-skipped" ||
         fault == "mc-last-barrier-skipped";
     if (!programFault && fault != "missing-await" &&
@@ -64,8 +64,8 @@ struct SnacTestInjectFaultPass
              "sentinel-not-canonicalized, program-early-slot-reuse, "
              "wrong-sequence-next, wrong-sequence-previous, "
              "padding-dropped, validation-skipped, retire-skipped, "
-             "agree-skipped, pair-steps-one-sided, mc-first-barrier-skipped "
-             "or mc-last-barrier-skipped";
+             "agree-skipped, pair-steps-one-sided, pair-ll16-one-sided, "
+             "mc-first-barrier-skipped or mc-last-barrier-skipped";
       return signalPassFailure();
     }
     // Schedules the fault does not apply to (no reduce, say) stay intact.
@@ -106,9 +106,12 @@ struct SnacTestInjectFaultPass
     }
     bool any = false;
     program.walk([&](Operation *op) {
-      if (fault == "agree-skipped" || fault == "pair-steps-one-sided") {
+      if (fault == "agree-skipped" || fault == "pair-steps-one-sided" ||
+          fault == "pair-ll16-one-sided") {
         bool counts = fault == "agree-skipped" ? program.getPolicy().getAgree()
-                                               : program.getPolicy().getPairs();
+                      : fault == "pair-steps-one-sided"
+                          ? program.getPolicy().getPairs()
+                          : program.getPolicy().getPairLl16() != 0;
         if (isa<EpochOp>(op) && counts) {
           mark(op);
           any = true;

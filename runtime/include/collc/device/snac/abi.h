@@ -348,6 +348,28 @@ COLLC_ABI_FN long long collcProgramCounterWords(int ctas, int worldSize,
   return (long long)ctas * (pairs ? 1 + (long long)worldSize : 1);
 }
 
+/// Pair steps with small pairs by LL16 (policy `pair_ll16` = T bytes): a
+/// CTA's sub-region of the LL16 area, twice its largest part (a pair's
+/// count of at most T bytes cut over `ctas` CTAs in one step, whole 16-byte
+/// units: LL16 packets carry 8 payload bytes in 16).
+COLLC_ABI_FN unsigned long long collcRxPairLL16SubBytes(int ctas,
+                                                        long long pairLL16) {
+  return 2ull * (unsigned long long)(((pairLL16 + ctas - 1) / ctas + 15) /
+                                     16 * 16);
+}
+
+/// The LL16 area of a program with `pair_ll16` = T (0: none), after its
+/// slots x world_size regions in the receive buffer: a region per (slot,
+/// source) of a sub-region per CTA (docs/snac.md, "Small pairs by LL16").
+COLLC_ABI_FN unsigned long long collcRxPairLL16Bytes(int slots, int worldSize,
+                                                     int ctas,
+                                                     long long pairLL16) {
+  return pairLL16 > 0 ? (unsigned long long)slots * (unsigned long long)worldSize *
+                            (unsigned long long)ctas *
+                            collcRxPairLL16SubBytes(ctas, pairLL16)
+                      : 0ull;
+}
+
 /// The words after a chunked (or zero-copy) region's payload, as
 /// collcRxRegionBytes's `segments`: one ready word per CTA, at the region's
 /// end; with agreed steps (policy `agree`) a row of as many before them,

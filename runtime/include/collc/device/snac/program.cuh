@@ -298,7 +298,8 @@ template <typename E, int N, Encoding Enc, int Slots,
           unsigned long long RegionBytes, bool InputPacked, int Grain = 1,
           bool Speculate = false, bool OutputByRow = false,
           long long ChunkBytes = 0, bool InPlace = false,
-          bool PerPartParts = false, bool Agree = false, bool Pairs = false>
+          bool PerPartParts = false, bool Agree = false, bool Pairs = false,
+          long long PairLL16 = 0>
 class Program {
   static_assert(N >= 1 && Slots >= 1 && Grain >= 1, "bad program shape");
   // The agreement's words sit beside the chunked flag ready words; the
@@ -312,6 +313,10 @@ class Program {
   static_assert(!Pairs || (Enc == Encoding::flag && ChunkBytes > 0 &&
                            PerPartParts && !Agree),
                 "pair steps need a chunked flag program of `_v` parts");
+  // Small pairs by LL16 (policy pair_ll16): staged, one receive buffer.
+  static_assert(PairLL16 == 0 || (Pairs && !InPlace && !OutputByRow &&
+                                  PairLL16 % 16 == 0 && PairLL16 <= ChunkBytes),
+                "small pairs by LL16 need a staged one-shot pairs program");
   // Zero-copy readiness is one word per CTA and step: flag, chunked.
   static_assert(!InPlace || (Enc == Encoding::flag && ChunkBytes > 0),
                 "in-place receive buffers need flag readiness and a chunk");
@@ -408,6 +413,9 @@ public:
            q += static_cast<int>(blockDim.x)) {
         pairTable()[q] = pairCounter(q);
         pairTable()[N + q] = static_cast<u64>(pairStepsOf(q));
+        if constexpr (PairLL16 > 0)
+          pairTable()[2 * N + q] = pairLargest(q) * (long long)sizeof(E) <=
+                                   PairLL16;
       }
       __syncthreads();
     }
@@ -607,13 +615,8 @@ public:
               where(k));
       dev::fence_acq_rel_sys();
       for (int k = 0; k < N; ++k)
-        if (active(e, k)) {
-          const Epoch ek = at(e, k);
-          dev::st_relaxed_sys(
-              chunkWord(static_cast<char *>(rx_.rx[k]) +
-                        collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
-              ek.value);
-        }
+        if (active(e, k))
+          releasePair(e, k);
       return;
     }
     const unsigned long long off =
@@ -948,6 +951,8 @@ public:
       for (int q = 0; q < N; ++q) { // One copy loop's code, not N.
         if (!active(e, q)) // Pairs: q's pair has fewer steps.
           continue;
+        if (pairSmall(q) && !fromSelf(e, q)) // PairLL16: llTakeEach below.
+          continue;
         E *d = dst(q);
         long long c = count(q);
         const long long lo = narrow(e, d, c, stepsWith(q));
@@ -965,6 +970,11 @@ public:
                 d, c);
           }
         }
+      }
+      // PairLL16: a thread's failed wait stops its whole CTA, as a flag's.
+      if constexpr (PairLL16 > 0) {
+        llTakeEach(op, e, dst, count);
+        failed_ = __syncthreads_or(failed_) != 0;
       }
       dirty_ = true;
     } else if constexpr (Enc == Encoding::flag) {
@@ -1148,15 +1158,149 @@ private:
   }
   /// Pairs: the steps of peer q's pair this call, those of the larger of
   /// its two counts (this rank's row and column: the peer counts the same).
-  COLLC_DEVICE_INLINE long long pairStepsOf(int q) const {
+  COLLC_DEVICE_INLINE long long pairLargest(int q) const {
     const long long out = count(p_.rank, q), in = count(q, p_.rank);
-    return stepsFor(out > in ? out : in);
+    return out > in ? out : in;
+  }
+  COLLC_DEVICE_INLINE long long pairStepsOf(int q) const {
+    return stepsFor(pairLargest(q));
   }
   /// Pairs: this CTA's copy of each peer's pair counter (words 0..N-1) and
   /// pair steps (N..2N-1) for the call, filled by epoch().
+  /// With PairLL16 words 2N..3N-1: whether each pair is small (its larger
+  /// count at most PairLL16 bytes: it exchanges by LL16 in one step).
   COLLC_DEVICE_INLINE static u64 *pairTable() {
-    __shared__ u64 table[2 * N];
+    __shared__ u64 table[(PairLL16 > 0 ? 3 : 2) * N];
     return table;
+  }
+  COLLC_DEVICE_INLINE static bool pairSmall(int q) {
+    if constexpr (PairLL16 > 0)
+      return pairTable()[2 * N + q] != 0;
+    else
+      return false;
+  }
+  /// PairLL16: this CTA's LL16 sub-region of (slot, source) in `buffer`,
+  /// after the slots x N regions (abi.h collcRxPairLL16Bytes).
+  COLLC_DEVICE_INLINE static dev::ll::Packet *pairLLSub(char *buffer, int s,
+                                                        int source) {
+    const unsigned long long sub =
+        collcRxPairLL16SubBytes(static_cast<int>(gridDim.x), PairLL16);
+    return reinterpret_cast<dev::ll::Packet *>(
+        buffer + (unsigned long long)Slots * N * RegionBytes +
+        ((static_cast<unsigned long long>(s) * N + source) * gridDim.x +
+         blockIdx.x) *
+            sub);
+  }
+  /// PairLL16: the small pairs' parts of this CTA and step, for the
+  /// batched LL16 put and take (llPutEach, llTakeEach): each pair's
+  /// (narrowed) buffer and count, its part's first element, and the index
+  /// of its first packet among all the pairs' (first[N]: their total).
+  struct LLItems {
+    char *ptr[N];
+    long long count[N];
+    long long lo[N];
+    long long first[N + 1];
+  };
+  COLLC_DEVICE_INLINE static LLItems &llItems() {
+    __shared__ LLItems items;
+    return items;
+  }
+  /// Fills first[] from the per-pair packet counts thread k stored at
+  /// first[k + 1]; every thread then sees them (two barriers).
+  COLLC_DEVICE_INLINE static long long llPrefix(LLItems &t) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      t.first[0] = 0;
+      for (int k = 0; k < N; ++k)
+        t.first[k + 1] += t.first[k];
+    }
+    __syncthreads();
+    return t.first[N];
+  }
+  /// PairLL16: this CTA's parts of every small pair as LL16 packets into
+  /// each peer's LL16 area, all pairs' packets at once (thread t takes
+  /// packets t, t + T, ... of their concatenation; an empty part sends one
+  /// padding packet, for which its take waits). A pair at a time, a 1 KiB
+  /// AllToAll_v ran 1.11-1.19x the agreed program at 4 and 8 ranks on one
+  /// H200; all at once 1.35x and 1.58x (2 ranks: 1.15x and 1.00x;
+  /// bench/results/2026-12-04-nvidia-h200/agree, calls 9 and 10).
+  template <class Src, class Count>
+  COLLC_DEVICE_INLINE void llPutEach(Epoch e, Src src, Count count,
+                                     bool self) {
+    LLItems &t = llItems();
+    for (int k = static_cast<int>(threadIdx.x); k < N;
+         k += static_cast<int>(blockDim.x)) {
+      const E *s = nullptr;
+      long long c = 0, units = 0;
+      if (active(e, k) && pairSmall(k) && !(self && k == p_.rank)) {
+        s = src(k);
+        c = count(k);
+        narrow(e, s, c, stepsWith(k));
+        units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
+      }
+      t.ptr[k] = const_cast<char *>(reinterpret_cast<const char *>(s));
+      t.count[k] = c;
+      t.first[k + 1] = units;
+    }
+    const long long total = llPrefix(t);
+    int k = 0;
+    for (long long i = threadIdx.x; i < total; i += blockDim.x) {
+      while (i >= t.first[k + 1]) // i only grows: k only moves forward
+        ++k;
+      const long long j = i - t.first[k], c = t.count[k];
+      const E *s = reinterpret_cast<const E *>(t.ptr[k]);
+      const Epoch ek = at(e, k);
+      dev::ll::store(
+          pairLLSub(static_cast<char *>(peer(k)), slot(ek), p_.rank) + j,
+          j * kLanes8 < c
+              ? W::load(s, j * kLanes8, c,
+                        (reinterpret_cast<uintptr_t>(s) & 7u) == 0)
+              : u64{0},
+          seqOf(ek));
+    }
+  }
+  /// PairLL16: this CTA's parts of every small pair from this rank's LL16
+  /// area into `dst(q)`, all pairs' packets at once, each polled (bounded)
+  /// by the thread that stores it. A failed wait is recorded by its thread
+  /// (the caller's barrier stops the CTA).
+  template <class Dst, class Count>
+  COLLC_DEVICE_INLINE void llTakeEach(int op, Epoch e, Dst dst, Count count) {
+    LLItems &t = llItems();
+    for (int q = static_cast<int>(threadIdx.x); q < N;
+         q += static_cast<int>(blockDim.x)) {
+      E *d = nullptr;
+      long long c = 0, units = 0, lo = 0;
+      if (active(e, q) && pairSmall(q) && !fromSelf(e, q)) {
+        d = dst(q);
+        c = count(q);
+        lo = narrow(e, d, c, stepsWith(q));
+        units = c > 0 ? (c + kLanes8 - 1) / kLanes8 : 1;
+      }
+      t.ptr[q] = reinterpret_cast<char *>(d);
+      t.count[q] = c;
+      t.lo[q] = lo;
+      t.first[q + 1] = units;
+    }
+    const long long total = llPrefix(t);
+    char *const mine = myBuffer();
+    int q = 0;
+    for (long long i = threadIdx.x; i < total && !failed_;
+         i += blockDim.x) {
+      while (i >= t.first[q + 1])
+        ++q;
+      const long long j = i - t.first[q], c = t.count[q];
+      const Epoch eq = at(e, q);
+      dev::ll::Packet v;
+      if (!llWait(op, eq, seqOf(eq), q,
+                  pairLLSub(mine, slot(eq), q) + j, t.lo[q] / kLanes8 + j,
+                  &v))
+        break;
+      if (j * kLanes8 < c) {
+        E *d = reinterpret_cast<E *>(t.ptr[q]);
+        W::store(d, j * kLanes8, c, (reinterpret_cast<uintptr_t>(d) & 7u) == 0,
+                 llPayload(v));
+      }
+    }
   }
   COLLC_DEVICE_INLINE long long pairSteps(int q) const {
     return static_cast<long long>(pairTable()[N + q]);
@@ -1390,7 +1534,7 @@ private:
       char *const mine = myBuffer();
       // Pairs: each source at its pair's epoch, if its pair has the step.
       for (int q = q0; q < q1; ++q)
-        if (active(e, q) && !fromSelf(e, q) &&
+        if (active(e, q) && !pairSmall(q) && !fromSelf(e, q) &&
             !flagWait(op, at(e, q), q,
                       chunkWord(mine + collcRxOffset(slot(at(e, q)), q, N,
                                                      RegionBytes)),
@@ -1488,6 +1632,16 @@ private:
                             e.value);
   }
 
+  /// Pairs, thread 0, after the fence: this CTA's ready word in peer k's
+  /// region of the slot and epoch of k's pair at e's step.
+  COLLC_DEVICE_INLINE void releasePair(Epoch e, int k) const {
+    const Epoch ek = at(e, k);
+    dev::st_relaxed_sys(
+        chunkWord(static_cast<char *>(rx_.rx[k]) +
+                  collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
+        ek.value);
+  }
+
   /// FLAG chunked put_each: partition k's part to rank k for every k, then
   /// one barrier and one release pattern for the N words.
   template <class Src, class Count>
@@ -1505,26 +1659,31 @@ private:
         self = true;
         continue;
       }
+      if (pairSmall(k)) // PairLL16: llPutEach below.
+        continue;
       narrow(e, s, c, stepsWith(k));
       const unsigned long long off =
           collcRxOffset(slot(at(e, k)), p_.rank, N, RegionBytes);
       char *const to[1] = {subOffset(static_cast<char *>(peer(k)) + off)};
       chunkCopyOut<1>(s, c, to);
     }
+    if constexpr (PairLL16 > 0)
+      llPutEach(e, src, count, self);
     __syncthreads();
     dirty_ = false;
     if constexpr (Pairs) {
-      // Each active pair's word at its own slot and epoch, one fence.
+      // Each active pair's word at its own slot and epoch, one fence (none
+      // when every active pair is small: LL16 needs neither).
       if (threadIdx.x == 0) {
-        dev::fence_acq_rel_sys();
+        bool words = PairLL16 == 0;
+        if constexpr (PairLL16 > 0)
+          for (int k = 0; k < N; ++k)
+            words |= active(e, k) && !pairSmall(k) && !(self && k == p_.rank);
+        if (words)
+          dev::fence_acq_rel_sys();
         for (int k = 0; k < N; ++k)
-          if (active(e, k) && !(self && k == p_.rank)) {
-            const Epoch ek = at(e, k);
-            dev::st_relaxed_sys(
-                chunkWord(static_cast<char *>(rx_.rx[k]) +
-                          collcRxOffset(slot(ek), p_.rank, N, RegionBytes)),
-                ek.value);
-          }
+          if (active(e, k) && !pairSmall(k) && !(self && k == p_.rank))
+            releasePair(e, k);
       }
       return;
     }

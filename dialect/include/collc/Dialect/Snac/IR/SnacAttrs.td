@@ -86,6 +86,13 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
       epochs (a per-peer counter per CTA), so no rank needs another's sizes
       (docs/snac.md, "Pair steps"). Only for bodies of per-peer ops
       (`snac.put_each`, `snac.take_each`, `snac.retire`); not with `agree`.
+    - `pair_ll16` (bytes, printed only when not 0; needs `pairs`): a pair
+      whose larger count is at most this many bytes exchanges its parts in
+      one step as LL16 packets (the data carries its readiness: no fence,
+      no ready word) in an area of the receive buffer of its own, after
+      the regions (docs/snac.md, "Small pairs by LL16"); the larger pairs
+      take the chunked flag steps. A staged program's only (the zero-copy
+      twin's regions hold words).
 
     ```mlir
     #snac.policy<encoding = ll16, slots = 2, band = [0, 65536], ctas = 16,
@@ -103,12 +110,13 @@ def Snac_PolicyAttr : AttrDef<Snac_Dialect, "Policy"> {
                         DefaultValuedParameter<"bool", "false">:$speculate,
                         DefaultValuedParameter<"int64_t", "0">:$chunk,
                         DefaultValuedParameter<"bool", "false">:$agree,
-                        DefaultValuedParameter<"bool", "false">:$pairs);
+                        DefaultValuedParameter<"bool", "false">:$pairs,
+                        DefaultValuedParameter<"int64_t", "0">:$pair_ll16);
   let assemblyFormat = [{
     `<` `encoding` `=` $encoding `,` `slots` `=` $slots `,`
     `band` `=` `[` $band_lo `,` $band_hi `]` `,` `ctas` `=` $ctas `,`
     `threads` `=` $threads `,` `grain` `=` $grain `,`
-    custom<PolicyTail>($pdl, $speculate, $chunk, $agree, $pairs) `>`
+    custom<PolicyTail>($pdl, $speculate, $chunk, $agree, $pairs, $pair_ll16) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -41,6 +41,10 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
     - `pair-steps-one-sided`: a program with policy `pairs` runs each
       direction of a pair for the steps of its own count only (not the
       larger of the pair's two), and counts the pair's epochs by them;
+    - `pair-ll16-one-sided`: a program with policy `pair_ll16` has each
+      rank judge a pair small (LL16 packets) or not (flag-ready chunks) by
+      its own count only (what it sends), so the two ranks of a pair can
+      choose different exchanges;
     - `mc-first-barrier-skipped` / `mc-last-barrier-skipped`: an in-switch
       (multimem) program's first / last `snac.mc_barrier` does nothing
       (ranks reach peers' buffers before those peers start the call, or
@@ -53,7 +57,7 @@ def SnacTestInjectFault : Pass<"snac-test-inject-fault", "::mlir::ModuleOp"> {
            "program-early-slot-reuse | wrong-sequence-next | "
            "wrong-sequence-previous | padding-dropped | validation-skipped | "
            "retire-skipped | agree-skipped | pair-steps-one-sided | "
-           "mc-first-barrier-skipped | "
+           "pair-ll16-one-sided | mc-first-barrier-skipped | "
            "mc-last-barrier-skipped">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
