@@ -232,6 +232,12 @@ struct CollDeriveProgramsPass
                             "own counts)";
       return signalPassFailure();
     }
+    if (pairLL16Bytes < 0 || pairLL16Bytes % 16 != 0) {
+      module.emitError() << "coll-derive-programs: pair-ll16-bytes must be a "
+                            "non-negative multiple of 16, got "
+                         << pairLL16Bytes.getValue();
+      return signalPassFailure();
+    }
     // Programs already derived are left alone (the pass is idempotent).
     llvm::DenseSet<StringAttr> done;
     for (auto program : module.getOps<snac::ProgramOp>())
@@ -370,6 +376,14 @@ void CollDeriveProgramsPass::derive(CollectiveOp collective) {
     if (failed(checkZeroCopyChunk(collective)))
       return signalPassFailure();
     // Option pair-steps: each pair of ranks runs its own steps instead.
+    // A small pair's parts are one step's (pair_ll16 at most the chunk).
+    if (pairSteps && pairLL16Bytes > chunk) {
+      collective.emitError()
+          << "coll-derive-programs: pair-ll16-bytes (" << pairLL16Bytes.getValue()
+          << ") exceeds the chunk of '" << collective.getSymName() << "' ("
+          << chunk << " bytes): a small pair's parts are one step's";
+      return signalPassFailure();
+    }
     snac::ProgramOp agreed = deriveOneShot(
         collective, *shot, after, encoding, /*lo=*/0,
         std::numeric_limits<int64_t>::max(), ctas, chunk,
