@@ -972,9 +972,13 @@ public:
         }
       }
       // PairLL16: a thread's failed wait stops its whole CTA, as a flag's.
+      // A small pair has one step (at most PairLL16 <= a chunk), so the
+      // later steps of a large call skip the phase and its barriers.
       if constexpr (PairLL16 > 0) {
-        llTakeEach(op, e, dst, count);
-        failed_ = __syncthreads_or(failed_) != 0;
+        if (e.stepIndex == 0) {
+          llTakeEach(op, e, dst, count);
+          failed_ = __syncthreads_or(failed_) != 0;
+        }
       }
       dirty_ = true;
     } else if constexpr (Enc == Encoding::flag) {
@@ -1668,7 +1672,8 @@ private:
       chunkCopyOut<1>(s, c, to);
     }
     if constexpr (PairLL16 > 0)
-      llPutEach(e, src, count, self);
+      if (e.stepIndex == 0) // small pairs have step 0 only (llTakeEach)
+        llPutEach(e, src, count, self);
     __syncthreads();
     dirty_ = false;
     if constexpr (Pairs) {
